@@ -1,0 +1,26 @@
+package grader
+
+import (
+	"context"
+
+	"github.com/kata-mcp/kata/katas"
+)
+
+// Options tune one grading run.
+type Options struct {
+	// Seed fixes the fixtures' random draws; used only when SeedSet is true, otherwise a seed
+	// is drawn and printed in the report.
+	Seed    int64
+	SeedSet bool
+	// Progress, when set, receives events as tests start and finish. It is called from the
+	// grading goroutine and must not block for long.
+	Progress func(Event)
+}
+
+// Grade grades the workspace in dir against its kata's hidden fixtures and returns the report.
+// It never returns nil: a submission that cannot be graded (bad kata.json or .mcp.json, an
+// undefined variable, a server that fails the handshake) gives a report with status "error".
+// ctx cancels the run; learner processes are killed either way.
+func Grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
+	return grade(ctx, lib, dir, opts)
+}

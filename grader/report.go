@@ -1,0 +1,87 @@
+package grader
+
+import (
+	"time"
+)
+
+// Status values of a report and of each test, as in the Exercism test-runner interface
+// (results.json version 3).
+const (
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error"
+)
+
+// Report is the outcome of one grading run. Its JSON field names follow Exercism's
+// results.json v3 (version, status, message, tests) plus kata, seed and duration_ms
+// (exercise-orders.md §6).
+type Report struct {
+	Version int    `json:"version"`
+	Status  string `json:"status"`
+	// Message explains an error status (the submission could not be graded).
+	Message string       `json:"message,omitempty"`
+	Tests   []TestResult `json:"tests"`
+	Kata    string       `json:"kata"`
+	// Seed repeats the run's random draws with `kata grade --seed N`.
+	Seed       int64 `json:"seed"`
+	DurationMS int64 `json:"duration_ms"`
+	// Workspace is the graded folder (not part of the Exercism schema).
+	Workspace string `json:"workspace,omitempty"`
+}
+
+// TestResult is one graded test: a fixture, or a run-wide rule such as "stdout carries only
+// JSON-RPC".
+type TestResult struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	// Message says, on failure, the rule, the call sent, what came back and what was expected.
+	Message string `json:"message,omitempty"`
+	// Output is the tail of the server's stderr during the test, capped.
+	Output string `json:"output,omitempty"`
+	// TaskID is the task step (task.md "## N.") the test grades.
+	TaskID int `json:"task_id"`
+	// Rule is the contract rule the test checks, in words.
+	Rule string `json:"rule,omitempty"`
+	// Duration of the test; not serialised.
+	Duration time.Duration `json:"-"`
+}
+
+// Counts returns how many tests passed, failed and errored.
+func (r *Report) Counts() (pass, fail, errored int) {
+	for _, t := range r.Tests {
+		switch t.Status {
+		case StatusPass:
+			pass++
+		case StatusFail:
+			fail++
+		default:
+			errored++
+		}
+	}
+	return
+}
+
+// ExitCode is the process exit code for the report (exercise-orders.md §6): 0 when every test
+// passed, 1 when some test failed, 2 when the submission could not be graded.
+func (r *Report) ExitCode() int {
+	switch r.Status {
+	case StatusPass:
+		return 0
+	case StatusFail:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// Event is a progress notice sent while grading: a test started or finished.
+type Event struct {
+	// Phase is "start" (a test began), "done" (a test finished, Result set) or "info"
+	// (a message such as "building" or "restarting the server").
+	Phase  string
+	Test   string
+	Result *TestResult
+	// Done and Total count finished tests and all tests of the run.
+	Done, Total int
+	Message     string
+}

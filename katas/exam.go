@@ -1,0 +1,197 @@
+package katas
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
+)
+
+// Item is one exam item: a scenario-anchored stem, options with a rationale each, and the key(s).
+type Item struct {
+	// ID is the item id written in the heading's code span, e.g. "se-01"; unique in the packet.
+	ID string
+	// Title is the rest of the heading text.
+	Title string
+	// Scenario is one certification scenario id, e.g. "customer-support".
+	Scenario string
+	// Stem is the item's question as Markdown (paragraphs and code blocks).
+	Stem string
+	// Options in the order written; shuffling is the exam's job.
+	Options []Option
+	// Choose is how many options the learner must pick: 1 for single-answer items.
+	Choose int
+	// Line is the heading's line in exam.md.
+	Line int
+}
+
+// Option is one answer choice with its rationale. ID is stable across shuffles ("a", "b", …
+// in written order) so answers can be recorded by id.
+type Option struct {
+	ID        string
+	Text      string
+	Key       bool
+	Rationale string
+	Line      int
+}
+
+// Keys returns the ids of the keyed options.
+func (it Item) Keys() []string {
+	var ks []string
+	for _, o := range it.Options {
+		if o.Key {
+			ks = append(ks, o.ID)
+		}
+	}
+	return ks
+}
+
+// ParseExam reads exam.md (docs/packets.md, "exam.md"): one item per level-2 heading that
+// starts with a code span id. Errors name file and line: a missing scenario, an option without
+// a rationale, a key count that does not match Choose, a duplicate id.
+func ParseExam(file string, src []byte) ([]Item, error) {
+	doc := parseMarkdown(src)
+	_, secs := sections(doc, src)
+	var items []Item
+	seen := map[string]int{}
+	for _, s := range secs {
+		line := lineOf(src, firstOffset(s.heading))
+		code, ok := s.heading.FirstChild().(*ast.CodeSpan)
+		if !ok {
+			return nil, errAt(file, line, "an item heading must start with its id in backticks, e.g. ## `se-01` Title")
+		}
+		it := Item{ID: plainText(code, src), Line: line, Choose: 1}
+		it.Title = strings.TrimSpace(strings.TrimPrefix(plainText(s.heading, src), "`"+it.ID+"`"))
+		if !idPattern.MatchString(it.ID) {
+			return nil, errAt(file, line, "item id %q must be lower-case words and digits joined by '-'", it.ID)
+		}
+		if prev, dup := seen[it.ID]; dup {
+			return nil, errAt(file, line, "item id %q is used twice (first at line %d)", it.ID, prev)
+		}
+		seen[it.ID] = line
+		var list *ast.List
+		stemStart := lineEnd(src, firstOffset(s.heading))
+		var skip [][2]int // source ranges of the Scenario/Choose paragraphs, cut from the stem
+		for _, b := range s.blocks {
+			if p, ok := b.(*ast.Paragraph); ok && list == nil {
+				t := plainText(p, src)
+				if v, ok := cutLabel(t, "Scenario:"); ok {
+					it.Scenario = v
+					skip = append(skip, [2]int{nodeStart(p, src), lineEnd(src, p.Lines().At(p.Lines().Len()-1).Stop-1)})
+					continue
+				}
+				if v, ok := cutLabel(t, "Choose:"); ok {
+					n, err := strconv.Atoi(v)
+					if err != nil || n < 1 {
+						return nil, errAt(file, lineOf(src, firstOffset(p)), "Choose: wants a whole number ≥ 1, found %q", v)
+					}
+					it.Choose = n
+					skip = append(skip, [2]int{nodeStart(p, src), lineEnd(src, p.Lines().At(p.Lines().Len()-1).Stop-1)})
+					continue
+				}
+			}
+			if l, ok := b.(*ast.List); ok && list == nil && isTaskList(l) {
+				list = l
+				continue
+			}
+			if list != nil {
+				return nil, errAt(file, lineOf(src, firstOffset(b)), "item %s: nothing may follow the options list", it.ID)
+			}
+		}
+		if it.Scenario == "" {
+			return nil, errAt(file, line, "item %s has no 'Scenario:' paragraph", it.ID)
+		}
+		if list == nil {
+			return nil, errAt(file, line, "item %s has no options (a task list: - [ ] wrong, - [x] key)", it.ID)
+		}
+		it.Stem = strings.TrimSpace(cutRanges(src, stemStart, nodeStart(list, src), skip))
+		if it.Stem == "" {
+			return nil, errAt(file, line, "item %s has no stem", it.ID)
+		}
+		for li := list.FirstChild(); li != nil; li = li.NextSibling() {
+			opt, err := parseOption(file, src, li, len(it.Options))
+			if err != nil {
+				return nil, err
+			}
+			it.Options = append(it.Options, opt)
+		}
+		if len(it.Options) < 2 {
+			return nil, errAt(file, line, "item %s has %d option(s); it needs at least 2", it.ID, len(it.Options))
+		}
+		if k := len(it.Keys()); k != it.Choose {
+			return nil, errAt(file, line, "item %s has %d keys (checked boxes); it asks to choose %d", it.ID, k, it.Choose)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+func parseOption(file string, src []byte, li ast.Node, index int) (Option, error) {
+	first := li.FirstChild()
+	line := lineOf(src, firstOffset(li))
+	if first == nil {
+		return Option{}, errAt(file, line, "empty option")
+	}
+	cb, ok := first.FirstChild().(*extast.TaskCheckBox)
+	if !ok {
+		return Option{}, errAt(file, line, "an option must start with [ ] or [x]")
+	}
+	opt := Option{ID: string(rune('a' + index)), Text: plainText(first, src), Key: cb.IsChecked, Line: line}
+	if opt.Text == "" {
+		return Option{}, errAt(file, line, "option has no text")
+	}
+	for c := first.NextSibling(); c != nil; c = c.NextSibling() {
+		if bq, ok := c.(*ast.Blockquote); ok {
+			opt.Rationale = blockText(bq, src)
+		}
+	}
+	if opt.Rationale == "" {
+		return Option{}, errAt(file, line, "option %q has no rationale (a '> ' block quote under it)", clip(opt.Text, 40))
+	}
+	return opt, nil
+}
+
+func isTaskList(l *ast.List) bool {
+	li := l.FirstChild()
+	if li == nil || li.FirstChild() == nil {
+		return false
+	}
+	_, ok := li.FirstChild().FirstChild().(*extast.TaskCheckBox)
+	return ok
+}
+
+func cutLabel(s, label string) (string, bool) {
+	if !strings.HasPrefix(s, label) {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(s, label)), true
+}
+
+// cutRanges returns src[from:to] without the given ranges.
+func cutRanges(src []byte, from, to int, skip [][2]int) string {
+	if to < from {
+		return ""
+	}
+	var b strings.Builder
+	pos := from
+	for _, r := range skip {
+		if r[0] < pos || r[0] > to {
+			continue
+		}
+		b.Write(src[pos:r[0]])
+		pos = r[1]
+	}
+	if pos < to {
+		b.Write(src[pos:to])
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,148 @@
+package katas
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FixtureSet is fixtures/<part>.json: the hidden fixtures of one graded part.
+type FixtureSet struct {
+	Part     string    `json:"part"`
+	Fixtures []Fixture `json:"fixtures"`
+}
+
+// Fixture is one hidden test of a graded server: the tool call, how the Orders API behaves for
+// the ids in it, and what the kata's contract expects back. Strings in Arguments may hold
+// placeholders the grader draws from the run's seed: {order_id}, {customer_id},
+// {malformed_order_id}, {malformed_customer_id}.
+type Fixture struct {
+	// ID is a short stable id, unique in the set (e.g. "lookup-rate-limit-seconds").
+	ID string `json:"id"`
+	// Name is the test name reports show.
+	Name string `json:"name"`
+	// Task is the task step the fixture grades (task_id in reports).
+	Task int `json:"task"`
+	// Rule names the contract rule in plain words, shown with a failure.
+	Rule      string         `json:"rule"`
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Backend   Backend        `json:"backend"`
+	Expect    Expect         `json:"expect"`
+}
+
+// Backend is what the grader's Orders API does for the fixture's ids (exercise-orders.md §2).
+type Backend struct {
+	// Kind is one of the Backend* constants.
+	Kind string `json:"kind"`
+	// Status lists HTTP statuses for BackendStatus; the seed picks one.
+	Status []int `json:"status,omitempty"`
+	// RetryAfter for a 429: "seconds" (delay-seconds), "http-date" (RFC 9110 §10.2.3) or "none".
+	RetryAfter string `json:"retryAfter,omitempty"`
+	// Pages for BackendPages is the [min, max] page count the seed picks from.
+	Pages []int `json:"pages,omitempty"`
+	// SlowPage makes one later page (2..n, seed-picked) hold the request past the timeout.
+	SlowPage bool `json:"slowPage,omitempty"`
+}
+
+// Backend kinds.
+const (
+	BackendNone   = "none"   // no request may reach the API
+	BackendOK     = "ok"     // 200 with an order
+	BackendStatus = "status" // an error status with its JSON body
+	BackendSlow   = "slow"   // holds the request past the timeout
+	BackendDrop   = "drop"   // closes the connection without answering
+	BackendPages  = "pages"  // a customer's orders over several pages
+	BackendEmpty  = "empty"  // a customer with no orders
+)
+
+// Expect is what the fixture's call must return.
+type Expect struct {
+	// Success is "order", "orders" or "empty" for a successful call; empty for an error.
+	Success string `json:"success,omitempty"`
+	// Category is the errorCategory of the typed error payload expected.
+	Category string `json:"category,omitempty"`
+	// RetryAfter "header" means retryAfterSeconds must carry the Retry-After sent (within 2 s
+	// for an HTTP-date); otherwise retryAfterSeconds must be null or absent.
+	RetryAfter string `json:"retryAfter,omitempty"`
+	// Field is the argument a validation error must name (katas whose contract has `field`).
+	Field string `json:"field,omitempty"`
+	// ProtocolError, when non-zero, is the JSON-RPC error code expected instead of a result.
+	ProtocolError int `json:"protocolError,omitempty"`
+}
+
+// ParseFixtures decodes fixtures/<part>.json and checks each fixture against the manifest: a
+// known tool, a known backend kind, an expectation, and a category the contract defines.
+func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
+	var fs FixtureSet
+	if err := decodeStrict(file, src, &fs); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, f := range fs.Fixtures {
+		line := fixtureLine(src, f.ID)
+		where := fmt.Sprintf("fixture %d (%q)", i+1, f.ID)
+		switch {
+		case f.ID == "" || seen[f.ID]:
+			return nil, errAt(file, line, "%s: id is empty or used twice", where)
+		case strings.TrimSpace(f.Name) == "":
+			return nil, errAt(file, line, "%s: name is empty", where)
+		case f.Task < 1:
+			return nil, errAt(file, line, "%s: task must name a task step (1, 2, …)", where)
+		}
+		seen[f.ID] = true
+		if f.Expect.ProtocolError == 0 && !contains(m.Tools, f.Tool) {
+			return nil, errAt(file, line, "%s: tool %q is not in the manifest's tools %v", where, f.Tool, m.Tools)
+		}
+		switch f.Backend.Kind {
+		case BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty:
+		default:
+			return nil, errAt(file, line, "%s: unknown backend kind %q", where, f.Backend.Kind)
+		}
+		if f.Backend.Kind == BackendStatus && len(f.Backend.Status) == 0 {
+			return nil, errAt(file, line, "%s: backend kind status needs a status list", where)
+		}
+		if f.Backend.Kind == BackendPages && (len(f.Backend.Pages) != 2 || f.Backend.Pages[0] < 1 || f.Backend.Pages[1] < f.Backend.Pages[0]) {
+			return nil, errAt(file, line, "%s: pages must be [min, max] with 1 ≤ min ≤ max", where)
+		}
+		e := f.Expect
+		set := 0
+		for _, b := range []bool{e.Success != "", e.Category != "", e.ProtocolError != 0} {
+			if b {
+				set++
+			}
+		}
+		if set != 1 {
+			return nil, errAt(file, line, "%s: expect needs exactly one of success, category, protocolError", where)
+		}
+		if e.Category != "" {
+			if _, ok := m.Contract.Categories[e.Category]; !ok {
+				return nil, errAt(file, line, "%s: category %q is not in the contract (%s)", where, e.Category, strings.Join(m.Contract.CategoryNames(), ", "))
+			}
+		}
+		if e.Success != "" && !contains([]string{"order", "orders", "empty"}, e.Success) {
+			return nil, errAt(file, line, "%s: success must be order, orders or empty", where)
+		}
+	}
+	if len(fs.Fixtures) == 0 {
+		return nil, errAt(file, 1, "no fixtures")
+	}
+	return &fs, nil
+}
+
+// fixtureLine finds the line of `"id": "<id>"` in src.
+func fixtureLine(src []byte, id string) int {
+	needle := fmt.Sprintf("%q", id)
+	s := string(src)
+	for i := 0; ; {
+		j := strings.Index(s[i:], needle)
+		if j < 0 {
+			return 0
+		}
+		k := i + j
+		before := strings.TrimRight(s[:k], " \t:")
+		if strings.HasSuffix(before, `"id"`) {
+			return lineOf(src, k)
+		}
+		i = k + len(needle)
+	}
+}

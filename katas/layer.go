@@ -1,0 +1,110 @@
+package katas
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Layer is one layer of one packet, read into memory: its Markdown files in name order.
+// A Layer stays readable only while it is the Library's resident layer; loading another layer
+// releases it (its content is dropped and Released reports true). This is the packet
+// discipline of loading one layer at a time, never all together.
+type Layer struct {
+	Packet string
+	Name   string
+
+	files    []LayerFile
+	released bool
+}
+
+// LayerFile is one Markdown file of a layer. Name is the file name, e.g. "01-mental-model.md".
+type LayerFile struct {
+	Name     string
+	Markdown string
+}
+
+// Files returns the layer's files, or nil once the layer has been released.
+func (l *Layer) Files() []LayerFile { return l.files }
+
+// Released reports whether a later LoadLayer released this layer.
+func (l *Layer) Released() bool { return l.released }
+
+// Markdown returns the layer's files joined into one document, each file separated by a rule;
+// "" once released. Front matter (a leading "---" block, as in subagent definitions) is shown
+// as a fenced YAML block so renderers do not mistake it for a heading.
+func (l *Layer) Markdown() string {
+	var parts []string
+	for _, f := range l.files {
+		parts = append(parts, frontMatterAsCode(f.Markdown))
+	}
+	return strings.Join(parts, "\n\n---\n\n")
+}
+
+// frontMatterAsCode turns a leading YAML front matter block into a fenced yaml code block.
+func frontMatterAsCode(md string) string {
+	if !strings.HasPrefix(md, "---\n") {
+		return md
+	}
+	end := strings.Index(md[4:], "\n---\n")
+	if end < 0 {
+		return md
+	}
+	return "```yaml\n" + md[4:4+end] + "\n```\n" + md[4+end+5:]
+}
+
+// LoadLayer reads one layer of a packet and makes it the resident layer, releasing the layer
+// that was resident before (if it is a different one). Asking for the resident layer again
+// returns it without reading. Errors: unknown packet or layer, unreadable files.
+func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
+	p, ok := l.Get(packetID)
+	if !ok {
+		return nil, fmt.Errorf("unknown kata %q (known: %s)", packetID, strings.Join(l.IDs(), ", "))
+	}
+	if !contains(p.Layers, layer) {
+		return nil, fmt.Errorf("kata %s has no layer %q (layers: %s)", packetID, layer, strings.Join(p.Layers, ", "))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r := l.resident; r != nil && r.Packet == packetID && r.Name == layer {
+		return r, nil
+	}
+	names, err := layerFiles(p.fsys, p.Dir, layer)
+	if err != nil {
+		return nil, err
+	}
+	nl := &Layer{Packet: packetID, Name: layer}
+	for _, n := range names {
+		b, err := fs.ReadFile(p.fsys, path.Join(p.Dir, layer, n))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(p.Dir, layer, n), err)
+		}
+		nl.files = append(nl.files, LayerFile{Name: n, Markdown: string(b)})
+	}
+	l.releaseLocked()
+	l.resident = nl
+	return nl, nil
+}
+
+// Resident returns the resident layer, or nil when none is loaded.
+func (l *Library) Resident() *Layer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.resident
+}
+
+// ReleaseLayer drops the resident layer, if any.
+func (l *Library) ReleaseLayer() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.releaseLocked()
+}
+
+func (l *Library) releaseLocked() {
+	if l.resident != nil {
+		l.resident.files = nil
+		l.resident.released = true
+		l.resident = nil
+	}
+}

@@ -1,0 +1,221 @@
+package katas
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Packet is one kata packet: its manifest and the structure parsed from exam.md, traps.md,
+// task.md and fixtures/. Layers are not held here: they are read on demand through the
+// Library, which keeps at most one resident.
+type Packet struct {
+	Manifest
+	// Source says where the packet came from: "embedded" or a directory path.
+	Source string
+	// Dir is the packet's folder inside its file system.
+	Dir      string
+	Items    []Item
+	Traps    []TrapTable
+	Task     Task
+	Fixtures map[string]*FixtureSet
+
+	fsys fs.FS
+}
+
+// FS returns the packet's own folder as a file system (templates, layers).
+func (p *Packet) FS() fs.FS {
+	sub, err := fs.Sub(p.fsys, p.Dir)
+	if err != nil {
+		panic(err) // p.Dir is always a valid path: it came from fs.ReadDir
+	}
+	return sub
+}
+
+// FixtureCount is the number of hidden fixtures over all graded parts.
+func (p *Packet) FixtureCount() int {
+	n := 0
+	for _, s := range p.Fixtures {
+		n += len(s.Fixtures)
+	}
+	return n
+}
+
+// TrapCount is the number of trap rows over all trap tables.
+func (p *Packet) TrapCount() int {
+	n := 0
+	for _, t := range p.Traps {
+		n += len(t.Rows)
+	}
+	return n
+}
+
+// Library is the set of packets found in one or more file systems, and the single resident
+// layer. It is safe for concurrent use.
+type Library struct {
+	packets []*Packet
+
+	mu       sync.Mutex
+	resident *Layer
+}
+
+// Discover loads every packet folder (a top-level folder holding packet.json) of fsys.
+// source labels where they came from ("embedded" or a path). All problems are returned joined,
+// each a *ParseError naming file and line; packets without problems are still loaded.
+func Discover(fsys fs.FS, source string) (*Library, error) {
+	l := &Library{}
+	err := l.Add(fsys, source)
+	return l, err
+}
+
+// Add loads the packets of another file system; a packet whose id is already present replaces
+// it (later sources override earlier ones).
+func (l *Library) Add(fsys fs.FS, source string) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return fmt.Errorf("reading packets from %s: %w", source, err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err != nil {
+			continue
+		}
+		p, err := LoadPacket(fsys, e.Name(), source)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		l.put(p)
+	}
+	return errors.Join(errs...)
+}
+
+func (l *Library) put(p *Packet) {
+	for i, q := range l.packets {
+		if q.ID == p.ID {
+			l.packets[i] = p
+			return
+		}
+	}
+	l.packets = append(l.packets, p)
+	sort.Slice(l.packets, func(i, j int) bool { return l.packets[i].ID < l.packets[j].ID })
+}
+
+// Packets returns the packets sorted by id.
+func (l *Library) Packets() []*Packet { return l.packets }
+
+// Get returns the packet with the given id.
+func (l *Library) Get(id string) (*Packet, bool) {
+	for _, p := range l.packets {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// IDs lists the packet ids, for "unknown kata" messages.
+func (l *Library) IDs() []string {
+	ids := make([]string, len(l.packets))
+	for i, p := range l.packets {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// LoadPacket parses the packet in folder dir of fsys: packet.json, exam.md, traps.md, task.md
+// and fixtures/*.json, and checks that every layer folder exists and holds Markdown. The first
+// problem is returned as a *ParseError.
+func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
+	read := func(name string) ([]byte, string, error) {
+		file := path.Join(dir, name)
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, file, errAt(file, 0, "cannot read: %v", errors.Unwrap(err))
+		}
+		return b, file, nil
+	}
+	src, file, err := read("packet.json")
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseManifest(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if m.ID != dir {
+		return nil, errAt(file, jsonKeyLine(src, "id"), "id %q differs from the folder name %q", m.ID, dir)
+	}
+	p := &Packet{Manifest: *m, Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
+	for _, layer := range m.Layers {
+		files, err := layerFiles(fsys, dir, layer)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, errAt(path.Join(dir, layer), 0, "layer %q has no Markdown files", layer)
+		}
+	}
+	if src, file, err = read("exam.md"); err != nil {
+		return nil, err
+	}
+	if p.Items, err = ParseExam(file, src); err != nil {
+		return nil, err
+	}
+	if src, file, err = read("traps.md"); err != nil {
+		return nil, err
+	}
+	if p.Traps, err = ParseTraps(file, src); err != nil {
+		return nil, err
+	}
+	if src, file, err = read("task.md"); err != nil {
+		return nil, err
+	}
+	if p.Task, err = ParseTask(file, src); err != nil {
+		return nil, err
+	}
+	for _, part := range m.Graded {
+		if src, file, err = read(path.Join("fixtures", part+".json")); err != nil {
+			return nil, err
+		}
+		set, err := ParseFixtures(file, src, m)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range set.Fixtures {
+			if _, ok := p.Task.Step(f.Task); !ok {
+				return nil, errAt(file, fixtureLine(src, f.ID), "fixture %q grades task step %d, which task.md does not have", f.ID, f.Task)
+			}
+		}
+		p.Fixtures[part] = set
+	}
+	for _, lang := range m.Languages {
+		if _, err := fs.Stat(fsys, path.Join(dir, "templates", lang)); err != nil {
+			return nil, errAt(path.Join(dir, "packet.json"), jsonKeyLine(src, "languages"), "language %q has no templates/%s folder", lang, lang)
+		}
+	}
+	return p, nil
+}
+
+// layerFiles lists the Markdown files directly in a layer folder, in name order.
+func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, path.Join(dir, layer))
+	if err != nil {
+		return nil, errAt(path.Join(dir, layer), 0, "layer folder is missing")
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+			files = append(files, e.Name())
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,79 @@
+package katas
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Task is the practical task: an introduction and numbered steps. A step's number is the
+// task_id graded tests report (exercise-orders.md §6).
+type Task struct {
+	Title string
+	// Intro is the Markdown before the first step.
+	Intro string
+	Steps []Step
+	// Markdown is the whole task.md, for TASK.md in a workspace and for rendering.
+	Markdown string
+}
+
+// Step is one "## N. Title" section of task.md.
+type Step struct {
+	Number   int
+	Title    string
+	Markdown string
+	Line     int
+}
+
+// Step returns the step numbered n, and whether it exists.
+func (t Task) Step(n int) (Step, bool) {
+	for _, s := range t.Steps {
+		if s.Number == n {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+// ParseTask reads task.md: a level-1 title, an introduction, then "## N. Title" steps numbered
+// 1, 2, 3 … in order. A heading without a number or out of sequence is an error with its line.
+func ParseTask(file string, src []byte) (Task, error) {
+	doc := parseMarkdown(src)
+	intro, secs := sections(doc, src)
+	t := Task{Markdown: string(src)}
+	for _, b := range intro {
+		if lvl, txt, ok := headingLevelText(b, src); ok && lvl == 1 && t.Title == "" {
+			t.Title = txt
+		}
+	}
+	if t.Title == "" {
+		return Task{}, errAt(file, 1, "task.md needs a level-1 title")
+	}
+	introEnd := len(src)
+	if len(secs) > 0 {
+		introEnd = nodeStart(secs[0].heading, src)
+	}
+	if len(intro) > 0 {
+		start := lineEnd(src, firstOffset(intro[0]))
+		if start < introEnd {
+			t.Intro = strings.TrimSpace(string(src[start:introEnd]))
+		}
+	}
+	for i, s := range secs {
+		txt := plainText(s.heading, src)
+		line := lineOf(src, firstOffset(s.heading))
+		num, title, ok := strings.Cut(txt, ".")
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if !ok || err != nil {
+			return Task{}, errAt(file, line, "a step heading must read '## N. Title', found %q", txt)
+		}
+		if n != i+1 {
+			return Task{}, errAt(file, line, "step %d is out of sequence; expected %d", n, i+1)
+		}
+		body := string(src[lineEnd(src, firstOffset(s.heading)):s.end])
+		t.Steps = append(t.Steps, Step{Number: n, Title: strings.TrimSpace(title), Markdown: strings.TrimSpace(body), Line: line})
+	}
+	if len(t.Steps) == 0 {
+		return Task{}, errAt(file, 1, "task.md has no steps ('## 1. Title')")
+	}
+	return t, nil
+}

@@ -1,0 +1,63 @@
+package katas
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/adrg/xdg"
+)
+
+// DefaultWorkspace is where the TUI keeps a kata's workspace when the learner names none:
+// $XDG_DATA_HOME/kata/workspaces/<id> (~/.local/share/kata/workspaces/<id> on Linux).
+func DefaultWorkspace(id string) string {
+	return filepath.Join(xdg.DataHome, "kata", "workspaces", id)
+}
+
+// ErrWorkspaceExists is returned by Init when the target folder already holds files: a
+// learner's work is never overwritten.
+var ErrWorkspaceExists = errors.New("workspace folder is not empty")
+
+// Init writes a starter workspace for lang into dir: the files of templates/<lang>/ and TASK.md
+// (the packet's task.md). dir is created if needed and must be empty; an existing non-empty
+// folder gives ErrWorkspaceExists and is left untouched. Python byte-code caches are skipped.
+func (p *Packet) Init(dir, lang string) error {
+	if !contains(p.Languages, lang) {
+		return fmt.Errorf("kata %s has no %q template (languages: %s)", p.ID, lang, strings.Join(p.Languages, ", "))
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s: %w; choose another folder or remove it", dir, ErrWorkspaceExists)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root := path.Join(p.Dir, "templates", lang)
+	err := fs.WalkDir(p.fsys, root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(name, root), "/")
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return fs.SkipDir
+			}
+			if rel != "" {
+				return os.MkdirAll(filepath.Join(dir, filepath.FromSlash(rel)), 0o755)
+			}
+			return nil
+		}
+		b, err := fs.ReadFile(p.fsys, name)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), b, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("writing workspace %s: %w", dir, err)
+	}
+	return os.WriteFile(filepath.Join(dir, "TASK.md"), []byte(p.Task.Markdown), 0o644)
+}
