@@ -1,0 +1,231 @@
+package grader
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ordersAPI is the Orders API of exercise-orders.md §2, played by the grader on 127.0.0.1.
+// Each fixture registers how the service behaves for its own ids, so a server that makes an
+// extra lookup is not confused; requests are counted per id.
+type ordersAPI struct {
+	URL   string
+	token string
+
+	srv  *http.Server
+	stop chan struct{}
+
+	mu        sync.Mutex
+	orders    map[string]*behaviour // by order id
+	customers map[string]*behaviour // by customer id
+	requests  map[string][]apiRequest
+}
+
+// apiRequest is one request the service received, kept for the checks.
+type apiRequest struct {
+	Method, Path string
+	Page         int
+	Authorized   bool
+}
+
+// behaviour is what the service does for one id.
+type behaviour struct {
+	kind       string // a katas.Backend* kind
+	status     int
+	retryAfter string // "seconds", "http-date" or "none"
+	delay      int    // Retry-After seconds to send
+	order      map[string]any
+	pages      [][]map[string]any
+	slowPage   int
+	// sentRetryAfter records, per request, the seconds the Retry-After stood for when sent.
+	sentRetryAfter []float64
+}
+
+// startOrdersAPI listens on a free loopback port.
+func startOrdersAPI(token string) (*ordersAPI, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("orders API: %w", err)
+	}
+	a := &ordersAPI{
+		URL:       "http://" + ln.Addr().String(),
+		token:     token,
+		stop:      make(chan struct{}),
+		orders:    map[string]*behaviour{},
+		customers: map[string]*behaviour{},
+		requests:  map[string][]apiRequest{},
+	}
+	a.srv = &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}
+	go a.srv.Serve(ln)
+	return a, nil
+}
+
+// close stops the service and releases held requests.
+func (a *ordersAPI) close() {
+	close(a.stop)
+	a.srv.Close()
+}
+
+func (a *ordersAPI) setOrder(id string, b *behaviour) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.orders[id] = b
+}
+
+func (a *ordersAPI) setCustomer(id string, b *behaviour) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.customers[id] = b
+}
+
+// requestsFor returns the requests received for an id so far.
+func (a *ordersAPI) requestsFor(id string) []apiRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]apiRequest(nil), a.requests[id]...)
+}
+
+// totalRequests counts every request received.
+func (a *ordersAPI) totalRequests() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, r := range a.requests {
+		n += len(r)
+	}
+	return n
+}
+
+// retryAfterSent returns the Retry-After seconds of the last 429 sent for id.
+func (a *ordersAPI) retryAfterSent(id string) (float64, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[string]*behaviour{a.orders, a.customers} {
+		if b, ok := m[id]; ok && len(b.sentRetryAfter) > 0 {
+			return b.sentRetryAfter[len(b.sentRetryAfter)-1], true
+		}
+	}
+	return 0, false
+}
+
+func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	req := apiRequest{Method: r.Method, Path: r.URL.Path, Authorized: r.Header.Get("Authorization") == "Bearer "+a.token}
+	var id string
+	var b *behaviour
+	a.mu.Lock()
+	switch {
+	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "orders":
+		id = parts[1]
+		b = a.orders[id]
+	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "customers" && parts[2] == "orders":
+		id = parts[1]
+		b = a.customers[id]
+		req.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	default:
+		a.mu.Unlock()
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "no such endpoint: " + r.Method + " " + r.URL.Path})
+		return
+	}
+	a.requests[id] = append(a.requests[id], req)
+	a.mu.Unlock()
+
+	if !req.Authorized {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "token_expired", "detail": "missing or wrong bearer token"})
+		return
+	}
+	if b == nil {
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found"})
+		return
+	}
+	switch b.kind {
+	case "ok":
+		writeJSON(w, http.StatusOK, b.order)
+	case "status":
+		a.writeStatus(w, b)
+	case "slow":
+		a.hold(r)
+	case "drop":
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case "empty":
+		writeJSON(w, http.StatusOK, map[string]any{"orders": []any{}, "next_page": nil})
+	case "pages":
+		page := req.Page
+		if page < 1 || page > len(b.pages) {
+			writeJSON(w, http.StatusOK, map[string]any{"orders": []any{}, "next_page": nil})
+			return
+		}
+		if page == b.slowPage {
+			a.hold(r)
+			return
+		}
+		var next any
+		if page < len(b.pages) {
+			next = page + 1
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"orders": b.pages[page-1], "next_page": next})
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found"})
+	}
+}
+
+// writeStatus answers with a fixture's error status and the body §2 gives it.
+func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
+	body := map[string]any{"error": "unavailable"}
+	switch b.status {
+	case 401:
+		body["error"] = "token_expired"
+	case 403:
+		body["error"] = "forbidden"
+	case 404:
+		body["error"] = "not_found"
+	case 422:
+		body = map[string]any{"error": "refund_limit_exceeded", "limit": 500}
+	case 429:
+		body["error"] = "rate_limited"
+		switch b.retryAfter {
+		case "seconds":
+			w.Header().Set("Retry-After", strconv.Itoa(b.delay))
+			a.noteRetryAfter(b, float64(b.delay))
+		case "http-date":
+			at := time.Now().Add(time.Duration(b.delay) * time.Second)
+			w.Header().Set("Retry-After", at.UTC().Format(http.TimeFormat))
+			// The date has whole-second resolution: what it stands for is measured from now.
+			a.noteRetryAfter(b, time.Until(at.Truncate(time.Second)).Seconds())
+		}
+	}
+	writeJSON(w, b.status, body)
+}
+
+func (a *ordersAPI) noteRetryAfter(b *behaviour, secs float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b.sentRetryAfter = append(b.sentRetryAfter, secs)
+}
+
+// hold keeps a request open until the caller gives up or the service stops: the "slow"
+// behaviour, longer than any timeout the learner's server should use.
+func (a *ordersAPI) hold(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-a.stop:
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

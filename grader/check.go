@@ -1,0 +1,319 @@
+package grader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// callOutcome is what one tools/call produced, as the checker sees it.
+type callOutcome struct {
+	res *mcp.CallToolResult
+	err error
+	// requests are the Orders API requests made for the fixture's id during the call;
+	// strayRequests counts all requests made during the call (for argument checks).
+	requests      []apiRequest
+	strayRequests int
+	// retryAfterSent is the Retry-After the service sent, in seconds, when it sent one.
+	retryAfterSent    float64
+	hasRetryAfterSent bool
+}
+
+// schemaValidationMarkers are phrases SDKs use when they reject arguments against the input
+// schema before the tool handler runs (TypeScript SDK "Input validation error", Python
+// pydantic "validation error for", go-sdk `validating "arguments"`).
+var schemaValidationMarkers = []string{
+	"input validation error",
+	"validation error for",
+	`validating "arguments"`,
+	"missing properties",
+	"field required",
+	"invalid arguments for tool",
+}
+
+// payloadOf returns the tool result's payload: structuredContent when present, else the JSON
+// object in the first text content block (exercise-orders.md §3). text is that block's text.
+func payloadOf(res *mcp.CallToolResult) (payload map[string]any, text string, from string) {
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			text = t.Text
+			break
+		}
+	}
+	if res.StructuredContent != nil {
+		if m, ok := res.StructuredContent.(map[string]any); ok {
+			return m, text, "structuredContent"
+		}
+		// Re-decode values the SDK kept as raw JSON.
+		b, _ := json.Marshal(res.StructuredContent)
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil {
+			return m, text, "structuredContent"
+		}
+	}
+	var m map[string]any
+	if text != "" && json.Unmarshal([]byte(text), &m) == nil {
+		return m, text, "content[0].text"
+	}
+	return nil, text, ""
+}
+
+// checkCall applies a fixture's expectation and the kata's contract to one call's outcome and
+// returns every problem found, each a sentence for the learner.
+func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []string {
+	var probs []string
+	add := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+
+	if out.err != nil {
+		var rpc *jsonrpc.Error
+		if errors.As(out.err, &rpc) {
+			if f.Expect.ProtocolError != 0 {
+				if int(rpc.Code) != f.Expect.ProtocolError {
+					add("the JSON-RPC error code was %d; expected %d", rpc.Code, f.Expect.ProtocolError)
+				}
+				return probs
+			}
+			add("the call came back as a JSON-RPC error (code %d, %q) instead of a tool result with isError: true; tool failures travel as results so the model can see them (MCP spec 2025-11-25, tools)", rpc.Code, rpc.Message)
+			return probs
+		}
+		add("the result could not be decoded as a CallToolResult: %v (isError must be a JSON boolean)", out.err)
+		return probs
+	}
+	if f.Expect.ProtocolError != 0 {
+		add("expected a JSON-RPC error %d for a tool the server does not have, but a tool result came back", f.Expect.ProtocolError)
+		return probs
+	}
+	payload, text, _ := payloadOf(out.res)
+	if payload == nil {
+		low := strings.ToLower(text)
+		for _, m := range schemaValidationMarkers {
+			if strings.Contains(low, m) {
+				add("the call was rejected by input-schema validation before your handler ran (%q); declare argument types but do not list them as required, check presence and format in the handler, and return the kata's typed validation payload (task step 1)", clipText(text, 160))
+				return probs
+			}
+		}
+		if text == "" {
+			add("the result has neither structuredContent nor a text content block with a JSON object")
+		} else {
+			add("the result carries no JSON object: structuredContent is absent and the text is not JSON (%q)", clipText(text, 160))
+		}
+		return probs
+	}
+
+	if f.Expect.Success != "" {
+		if out.res.IsError {
+			add("result.isError is true; a successful call returns isError false or omits it")
+		}
+		if v, ok := payload["isError"]; ok && v != false {
+			add("the payload's isError is %s; a success may only carry false", jsonText(v))
+		}
+		switch f.Expect.Success {
+		case "order":
+			if !sameJSON(payload["order"], dr.beh.order) {
+				add(`"order" was %s; expected the order the API returned, %s`, jsonText(payload["order"]), jsonText(dr.beh.order))
+			}
+		case "orders", "empty":
+			want := dr.expectedOrders()
+			got, isList := payload["orders"].([]any)
+			switch {
+			case !isList:
+				add(`"orders" was %s; expected a JSON array`, jsonText(payload["orders"]))
+			case f.Expect.Success == "empty" && len(got) != 0:
+				add(`"orders" had %d entries; the customer has none`, len(got))
+			case f.Expect.Success == "orders" && !sameJSON(got, want):
+				add(`"orders" had %d orders; expected all %d orders of the %d pages, in order (follow next_page until it is null)`, len(got), len(want), len(dr.beh.pages))
+			}
+		}
+		checkRequests(f, dr, out, add)
+		return probs
+	}
+
+	// An error is expected: the kata's typed payload.
+	pe, hasPE := payload["isError"]
+	switch {
+	case !out.res.IsError && pe == true:
+		add("result.isError is false while the payload says isError: true; the two must agree")
+	case !out.res.IsError:
+		add("result.isError is false; a failed call must return isError: true")
+	case hasPE && pe != true:
+		add("the payload's isError is %s while result.isError is true; the two must agree", jsonText(pe))
+	}
+	if missing := missingRequired(payload, c); len(missing) > 0 && len(missing) == countRequired(c) {
+		add("the payload is not the kata's typed error: it has none of %s (found %s); return the contract's error object", strings.Join(missing, ", "), jsonText(payload))
+		checkRequests(f, dr, out, add)
+		return probs
+	}
+	for _, name := range c.FieldNames() {
+		rule := c.Fields[name]
+		v, present := payload[name]
+		if !present {
+			if rule.Required {
+				add("%s is missing", name)
+			}
+			continue
+		}
+		if msg := typeProblem(rule.Type, v); msg != "" {
+			add("%s was %s (%s); expected %s", name, jsonText(v), jsonKind(v), msg)
+		}
+	}
+	cat, _ := payload["errorCategory"].(string)
+	want := f.Expect.Category
+	if _, has := payload["errorCategory"]; has && cat != want {
+		add("errorCategory was %s; expected %q (%s)", jsonText(payload["errorCategory"]), want, f.Rule)
+	}
+	if r, ok := payload["isRetryable"].(bool); ok && cat == want && r != c.Categories[want] {
+		add("isRetryable was %v; %s is %s", r, want, map[bool]string{true: "retryable", false: "not retryable"}[c.Categories[want]])
+	}
+	if _, inContract := c.Fields["retryAfterSeconds"]; inContract {
+		ra, present := payload["retryAfterSeconds"]
+		n, isNum := ra.(float64)
+		if f.Expect.RetryAfter == "header" {
+			tol := 0.0
+			if f.Backend.RetryAfter == "http-date" {
+				tol = 2
+			}
+			switch {
+			case !out.hasRetryAfterSent:
+				add("the Orders API never sent its 429 (no request reached it)")
+			case !present || ra == nil:
+				add("retryAfterSeconds was null; the API sent Retry-After worth %.0f s, and a rate_limit error carries it in whole seconds", out.retryAfterSent)
+			case isNum && math.Abs(n-out.retryAfterSent) > tol+0.5:
+				add("retryAfterSeconds was %s; expected %.0f, the seconds of the Retry-After header (RFC 9110 §10.2.3)", jsonText(ra), out.retryAfterSent)
+			}
+		} else if present && ra != nil && typeProblem(katas.FieldIntegerOrNull, ra) == "" {
+			add("retryAfterSeconds was %s; expected null (%s)", jsonText(ra), map[bool]string{true: "the API sent no Retry-After", false: "only a rate_limit error carries a wait"}[want == "rate_limit"])
+		}
+	}
+	checkRequests(f, dr, out, add)
+	return probs
+}
+
+// checkRequests checks how many requests reached the Orders API during the call: none for
+// an argument the server must reject, one per lookup or page otherwise (the server never
+// retries on its own, exercise-orders.md §2).
+func checkRequests(f katas.Fixture, dr drawn, out callOutcome, add func(string, ...any)) {
+	switch {
+	case f.Backend.Kind == katas.BackendNone:
+		if out.strayRequests > 0 {
+			add("the server sent %d request(s) to the Orders API; an invalid argument must be rejected before any request", out.strayRequests)
+		}
+		return
+	case dr.beh == nil:
+		return
+	}
+	for _, r := range out.requests {
+		if !r.Authorized {
+			add("a request to %s carried no valid `Authorization: Bearer <ORDERS_API_TOKEN>` header", r.Path)
+			return
+		}
+	}
+	want := 1
+	if f.Backend.Kind == katas.BackendPages {
+		want = len(dr.beh.pages)
+		if dr.beh.slowPage > 0 {
+			want = dr.beh.slowPage
+		}
+	}
+	if got := len(out.requests); got > want {
+		add("the server made %d requests where %d were needed; it must make one request per lookup or page and leave retries to the client", got, want)
+	}
+}
+
+// typeProblem returns "" when v has the field type t, else what was expected.
+func typeProblem(t string, v any) string {
+	switch t {
+	case katas.FieldBoolean:
+		if _, ok := v.(bool); !ok {
+			return "a JSON boolean (true or false, not a string)"
+		}
+	case katas.FieldString:
+		if _, ok := v.(string); !ok {
+			return "a JSON string"
+		}
+	case katas.FieldNonEmptyString:
+		if s, ok := v.(string); !ok || strings.TrimSpace(s) == "" {
+			return "a non-empty string"
+		}
+	case katas.FieldIntegerOrNull:
+		if v == nil {
+			return ""
+		}
+		n, ok := v.(float64)
+		if !ok || n != math.Trunc(n) || n < 0 {
+			return "a whole number of seconds ≥ 0, or null"
+		}
+	case katas.FieldArrayOrNull:
+		if v == nil {
+			return ""
+		}
+		if _, ok := v.([]any); !ok {
+			return "a JSON array, or null"
+		}
+	}
+	return ""
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return clipText(string(b), 300)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// sameJSON compares two values by their JSON form (numbers as float64).
+func sameJSON(a, b any) bool {
+	norm := func(v any) any {
+		bs, _ := json.Marshal(v)
+		var out any
+		json.Unmarshal(bs, &out)
+		return out
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}
+
+// missingRequired lists the contract's required fields absent from payload.
+func missingRequired(payload map[string]any, c katas.Contract) []string {
+	var out []string
+	for _, name := range c.FieldNames() {
+		if _, ok := payload[name]; !ok && c.Fields[name].Required {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func countRequired(c katas.Contract) int {
+	n := 0
+	for _, f := range c.Fields {
+		if f.Required {
+			n++
+		}
+	}
+	return n
+}

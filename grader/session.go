@@ -1,0 +1,188 @@
+package grader
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ProtocolVersion is the MCP revision the grader speaks. It is pinned: from go-sdk v1.7 the
+// default is the 2026-07-28 revision, which probes with server/discover first, and a minimal
+// learner loop would hang on it (exercise-orders.md §3).
+const ProtocolVersion = "2025-11-25"
+
+// maxMessage bounds one protocol message on the learner's stdout (exercise-orders.md §7).
+const maxMessage = 1 << 20
+
+// handshakeTimeout bounds the initialize exchange.
+const handshakeTimeout = 10 * time.Second
+
+// violation is a line on the server's stdout that is not a JSON-RPC message.
+type violation struct {
+	Line string
+	Test string
+}
+
+// violationLog collects stdout violations over every server instance of a run.
+type violationLog struct {
+	mu   sync.Mutex
+	test string
+	list []violation
+}
+
+func (v *violationLog) setTest(name string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.test = name
+}
+
+func (v *violationLog) add(line string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.list = append(v.list, violation{Line: clipText(line, 200), Test: v.test})
+}
+
+func (v *violationLog) all() []violation {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]violation(nil), v.list...)
+}
+
+// serverConn is a running learner server and the grader's MCP session with it.
+type serverConn struct {
+	proc    *process
+	session *mcp.ClientSession
+}
+
+// launchSpec is everything needed to (re)start the learner's server.
+type launchSpec struct {
+	dir     string
+	command string
+	args    []string
+	env     []string
+}
+
+// launchServer starts the server and completes the MCP handshake at ProtocolVersion. Any
+// line on stdout that is not JSON-RPC is logged as a violation and dropped, so one stray
+// debug print is reported clearly instead of killing the session.
+func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*serverConn, error) {
+	proc, err := startProcess(spec.dir, spec.command, spec.args, spec.env)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go filterStdout(proc.stdout, pw, viol)
+	client := mcp.NewClient(&mcp.Implementation{Name: "kata-grader", Version: "1"}, nil)
+	transport := &mcp.IOTransport{Reader: pr, Writer: proc.stdin, MaxLineLength: maxMessage + 1024}
+	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	session, err := client.Connect(hctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		// Give an exiting process a moment to be reaped so the message can say how it ended.
+		select {
+		case <-proc.done:
+		case <-time.After(500 * time.Millisecond):
+		}
+		exited, how := proc.exited()
+		proc.kill(time.Second)
+		tail := proc.stderr.since(0, 2048)
+		var msg string
+		switch {
+		case exited:
+			msg = fmt.Sprintf("the server %s before completing the MCP handshake", how)
+		case errors.Is(hctx.Err(), context.DeadlineExceeded):
+			msg = fmt.Sprintf("the server did not answer initialize within %s (it must read JSON-RPC lines on stdin and answer on stdout)", handshakeTimeout)
+		default:
+			msg = fmt.Sprintf("the MCP handshake failed: %v", err)
+		}
+		if v := viol.all(); len(v) > 0 {
+			msg += fmt.Sprintf("; its stdout carried a line that is not JSON-RPC: %q", v[0].Line)
+		}
+		if tail != "" {
+			msg += "\nstderr:\n" + tail
+		}
+		return nil, &SubmissionError{Msg: msg}
+	}
+	return &serverConn{proc: proc, session: session}, nil
+}
+
+// close ends the session and the server's whole process group.
+func (c *serverConn) close() {
+	c.proc.stdin.Close()
+	done := make(chan struct{})
+	go func() { c.session.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	c.proc.kill(time.Second)
+}
+
+// filterStdout copies JSON-RPC lines from the server's stdout to w and records every other
+// line as a violation. A line over maxMessage is a violation too and is discarded.
+func filterStdout(r io.Reader, w *io.PipeWriter, viol *violationLog) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br, maxMessage)
+		if tooLong {
+			viol.add(fmt.Sprintf("a message larger than %d bytes (%s…)", maxMessage, clipText(string(line), 60)))
+		} else if t := bytes.TrimSpace(line); len(t) > 0 {
+			if isJSONRPC(t) {
+				if _, werr := w.Write(append(t, '\n')); werr != nil {
+					return
+				}
+			} else {
+				viol.add(string(t))
+			}
+		}
+		if err != nil {
+			w.CloseWithError(io.EOF)
+			return
+		}
+	}
+}
+
+// readLine reads one line, keeping at most limit bytes of it; tooLong reports a longer line.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if len(line) <= limit {
+			line = append(line, chunk...)
+		}
+		if len(line) > limit {
+			tooLong = true
+		}
+		if err != nil || !isPrefix {
+			return line, tooLong, err
+		}
+	}
+}
+
+// isJSONRPC reports whether b is a JSON object carrying "jsonrpc": "2.0" (or a batch array).
+func isJSONRPC(b []byte) bool {
+	if !json.Valid(b) {
+		return false
+	}
+	if b[0] == '[' {
+		return true
+	}
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+	}
+	return b[0] == '{' && json.Unmarshal(b, &m) == nil && m.JSONRPC == "2.0"
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

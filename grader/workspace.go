@@ -1,0 +1,171 @@
+package grader
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// KataConfig is a workspace's kata.json (exercise-orders.md §1).
+type KataConfig struct {
+	Kata     string   `json:"kata"`
+	Language string   `json:"language"`
+	Client   *Command `json:"client,omitempty"`
+	Build    *Command `json:"build,omitempty"`
+}
+
+// Command is a program and its arguments, run with the workspace as working directory.
+type Command struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// ServerEntry is one entry of .mcp.json's mcpServers, in Claude Code's format (stdio servers
+// use command/args/env; remote ones url/headers).
+type ServerEntry struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// MCPConfig is a workspace's .mcp.json: its servers and the raw bytes, for line numbers.
+type MCPConfig struct {
+	Servers map[string]ServerEntry `json:"mcpServers"`
+	raw     []byte
+}
+
+// SubmissionError is a problem that makes a submission ungradeable (exit 2, status error):
+// a missing or invalid config file, a missing graded part, an undefined variable, a failed
+// build, or a server that never completes the handshake. File and Line locate it when known.
+type SubmissionError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// Error formats the problem as "file:line: message".
+func (e *SubmissionError) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return e.Msg
+}
+
+func submissionErr(file string, line int, format string, args ...any) *SubmissionError {
+	return &SubmissionError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readJSON decodes a workspace JSON file strictly enough to catch typos of our own keys,
+// giving file:line for syntax and type errors.
+func readJSON(dir, name string, v any) ([]byte, error) {
+	path := filepath.Join(dir, name)
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, submissionErr(name, 0, "missing: the workspace needs %s (run `kata init` to create a workspace)", name)
+	}
+	if err != nil {
+		return nil, submissionErr(name, 0, "%v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(v); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, submissionErr(name, lineAt(src, int(syn.Offset)), "invalid JSON: %v", syn)
+		case errors.As(err, &typ):
+			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
+		}
+		return nil, submissionErr(name, 0, "invalid JSON: %v", err)
+	}
+	return src, nil
+}
+
+func lineAt(src []byte, off int) int {
+	if off > len(src) {
+		off = len(src)
+	}
+	return bytes.Count(src[:off], []byte("\n")) + 1
+}
+
+// keyLine finds the line of the first occurrence of the JSON key "name" in src, or 0.
+func keyLine(src []byte, name string) int {
+	needle := []byte(fmt.Sprintf("%q", name))
+	for i := 0; ; {
+		j := bytes.Index(src[i:], needle)
+		if j < 0 {
+			return 0
+		}
+		k := i + j + len(needle)
+		if rest := bytes.TrimLeft(src[k:], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			return lineAt(src, i+j)
+		}
+		i = k
+	}
+}
+
+// valueLine finds the line where the JSON string value s first appears, or 0.
+func valueLine(src []byte, s string) int {
+	b, _ := json.Marshal(s)
+	b = bytes.Trim(b, `"`)
+	if i := bytes.Index(src, b); i >= 0 {
+		return lineAt(src, i)
+	}
+	return 0
+}
+
+// LoadKataConfig reads and checks dir/kata.json.
+func LoadKataConfig(dir string) (*KataConfig, error) {
+	var kc KataConfig
+	src, err := readJSON(dir, "kata.json", &kc)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(kc.Kata) == "" {
+		return nil, submissionErr("kata.json", keyLine(src, "kata"), `"kata" is missing: it names the kata this workspace solves`)
+	}
+	for _, c := range []struct {
+		name string
+		cmd  *Command
+	}{{"client", kc.Client}, {"build", kc.Build}} {
+		if c.cmd != nil && strings.TrimSpace(c.cmd.Command) == "" {
+			return nil, submissionErr("kata.json", keyLine(src, c.name), "%q has no command", c.name)
+		}
+	}
+	return &kc, nil
+}
+
+// LoadMCPConfig reads dir/.mcp.json.
+func LoadMCPConfig(dir string) (*MCPConfig, error) {
+	var mc MCPConfig
+	src, err := readJSON(dir, ".mcp.json", &mc)
+	if err != nil {
+		return nil, err
+	}
+	mc.raw = src
+	if len(mc.Servers) == 0 {
+		return nil, submissionErr(".mcp.json", keyLine(src, "mcpServers"), `no servers: .mcp.json needs {"mcpServers": {"orders": {...}}}`)
+	}
+	return &mc, nil
+}
+
+// ServerNames lists the configured server names, sorted.
+func (m *MCPConfig) ServerNames() []string {
+	var names []string
+	for n := range m.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,82 @@
+package grader
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report as indented JSON (Exercism results.json v3 field names plus
+// kata, seed and duration_ms).
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// TextOptions tune the readable report.
+type TextOptions struct {
+	// Steps maps task step numbers to titles; tests are grouped under them.
+	Steps map[int]string
+	// Color adds ANSI colour to PASS/FAIL marks.
+	Color bool
+	// Verbose shows the server's stderr for failed tests.
+	Verbose bool
+}
+
+// WriteText writes the readable report: tests grouped by task step, each failure with its
+// rule, the call sent, what came back and what was expected; then a summary line and the seed.
+func WriteText(w io.Writer, r *Report, o TextOptions) {
+	mark := func(status string) string {
+		s := map[string]string{StatusPass: "PASS", StatusFail: "FAIL", StatusError: "ERROR"}[status]
+		if !o.Color {
+			return s
+		}
+		c := map[string]string{StatusPass: "32", StatusFail: "31", StatusError: "33"}[status]
+		return "\x1b[" + c + "m" + s + "\x1b[0m"
+	}
+	fmt.Fprintf(w, "kata grade · %s · %s\n", r.Kata, r.Workspace)
+	if r.Status == StatusError {
+		fmt.Fprintf(w, "\n%s  the submission could not be graded:\n%s\n", mark(StatusError), indent(r.Message, "  "))
+		fmt.Fprintf(w, "\nseed %d · %d ms\n", r.Seed, r.DurationMS)
+		return
+	}
+	for _, step := range sortedSteps(r.Tests) {
+		title := o.Steps[step]
+		fmt.Fprintf(w, "\nStep %d", step)
+		if title != "" {
+			fmt.Fprintf(w, " · %s", title)
+		}
+		fmt.Fprintln(w)
+		for _, t := range r.Tests {
+			if t.TaskID != step {
+				continue
+			}
+			fmt.Fprintf(w, "  %s  %s\n", mark(t.Status), t.Name)
+			if t.Status != StatusPass {
+				if t.Rule != "" {
+					fmt.Fprintf(w, "        rule: %s\n", t.Rule)
+				}
+				fmt.Fprintln(w, indent(t.Message, "        "))
+				if o.Verbose && strings.TrimSpace(t.Output) != "" {
+					fmt.Fprintf(w, "        server stderr:\n%s\n", indent(strings.TrimRight(t.Output, "\n"), "          "))
+				}
+			}
+		}
+	}
+	pass, fail, errored := r.Counts()
+	fmt.Fprintf(w, "\n%d passed, %d failed", pass, fail)
+	if errored > 0 {
+		fmt.Fprintf(w, ", %d errored", errored)
+	}
+	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,248 @@
+// Command kata is a terminal app for practising MCP engineering through short, graded katas:
+// it shows kata packets a layer at a time, runs exam items and trap tables, and grades the
+// learner's own MCP server by launching it and speaking MCP to it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
+)
+
+// exitError carries a process exit code out of a command.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	err := newRootCmd(os.Stdout, os.Stderr).Execute()
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "kata:", err)
+		os.Exit(2)
+	}
+}
+
+// loadLibrary loads the embedded packets.
+func loadLibrary() (*katas.Library, error) {
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		return lib, fmt.Errorf("loading packets: %w", err)
+	}
+	return lib, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kata",
+		Short: "Practise MCP engineering through short, graded katas",
+		Long: "kata shows kata packets one layer at a time, runs exam items and trap drills, and\n" +
+			"grades your own MCP server against hidden fixtures.\n\nRun without a command to open the terminal UI.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary()
+			if err != nil {
+				return err
+			}
+			return runTUI(lib)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd())
+	return root
+}
+
+// packetSummary is one row of `kata list --json`.
+type packetSummary struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Version   string   `json:"version"`
+	Summary   string   `json:"summary"`
+	Source    string   `json:"source"`
+	Layers    []string `json:"layers"`
+	Items     int      `json:"items"`
+	Traps     int      `json:"traps"`
+	TaskSteps int      `json:"task_steps"`
+	Fixtures  int      `json:"fixtures"`
+	Graded    []string `json:"graded"`
+	Languages []string `json:"languages"`
+}
+
+func newListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the kata packets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary()
+			if err != nil {
+				return err
+			}
+			var rows []packetSummary
+			for _, p := range lib.Packets() {
+				rows = append(rows, packetSummary{
+					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
+					Layers: p.Layers, Items: len(p.Items), Traps: p.TrapCount(), TaskSteps: len(p.Task.Steps),
+					Fixtures: p.FixtureCount(), Graded: p.Graded, Languages: p.Languages,
+				})
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			for _, r := range rows {
+				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
+				fmt.Fprintf(out, "%-24s layers: %s · %d items · %d traps · %d task steps · %d fixtures · graded: %s\n",
+					"", strings.Join(r.Layers, ", "), r.Items, r.Traps, r.TaskSteps, r.Fixtures, strings.Join(r.Graded, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, layers, items, traps, fixtures")
+	return cmd
+}
+
+func newShowCmd() *cobra.Command {
+	var layer string
+	cmd := &cobra.Command{
+		Use:   "show KATA",
+		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary()
+			if err != nil {
+				return err
+			}
+			l, err := lib.LoadLayer(args[0], layer)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if !isTerminal(out) {
+				_, err := io.WriteString(out, l.Markdown()+"\n")
+				return err
+			}
+			return showRendered(out, l.Markdown())
+		},
+	}
+	cmd.Flags().StringVar(&layer, "layer", "knowledge", "layer to show: "+strings.Join(katas.LayerNames, ", "))
+	return cmd
+}
+
+func newInitCmd() *cobra.Command {
+	var lang string
+	cmd := &cobra.Command{
+		Use:   "init KATA [DIR]",
+		Short: "Write a starter workspace for a kata (default DIR: ./KATA)",
+		Args:  cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary()
+			if err != nil {
+				return err
+			}
+			p, ok := lib.Get(args[0])
+			if !ok {
+				return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
+			}
+			dir := args[0]
+			if len(args) == 2 {
+				dir = args[1]
+			}
+			if err := p.Init(dir, lang); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Wrote a %s workspace for %s in %s\n\n", lang, p.ID, dir)
+			fmt.Fprintf(out, "  1. read %s\n  2. edit the files the task names\n  3. kata grade %s\n", filepath.Join(dir, "TASK.md"), dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&lang, "lang", "python", "language of the starter workspace")
+	return cmd
+}
+
+func newGradeCmd() *cobra.Command {
+	var (
+		asJSON  bool
+		seed    int64
+		verbose bool
+	)
+	cmd := &cobra.Command{
+		Use:   "grade [DIR]",
+		Short: "Grade a workspace against its kata's hidden fixtures (exit 0 pass, 1 fail, 2 error)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary()
+			if err != nil {
+				return err
+			}
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
+			errw := cmd.ErrOrStderr()
+			if !asJSON && isTerminal(errw) {
+				opts.Progress = func(e grader.Event) {
+					if e.Phase == "start" {
+						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
+					}
+				}
+			}
+			rep := grader.Grade(ctx, lib, dir, opts)
+			if opts.Progress != nil {
+				fmt.Fprint(errw, "\r\x1b[K")
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := grader.WriteJSON(out, rep); err != nil {
+					return err
+				}
+			} else {
+				to := grader.TextOptions{Color: isTerminal(out) && os.Getenv("NO_COLOR") == "", Verbose: verbose}
+				if p, ok := lib.Get(rep.Kata); ok {
+					to.Steps = grader.StepTitles(p)
+				}
+				grader.WriteText(out, rep, to)
+			}
+			if code := rep.ExitCode(); code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (Exercism results.json v3 fields plus kata, seed, duration_ms)")
+	cmd.Flags().Int64Var(&seed, "seed", 0, "repeat a run's random draws (the report prints its seed)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr for failed tests")
+	return cmd
+}
