@@ -32,6 +32,9 @@ type Report struct {
 // TestResult is one graded test: a fixture, or a run-wide rule such as "stdout carries only
 // JSON-RPC".
 type TestResult struct {
+	// ID is a stable id: the fixture's id, or "tools-list" / "stdout-protocol-only" for the
+	// run-wide checks (our addition to the Exercism fields).
+	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	// Message says, on failure, the rule, the call sent, what came back and what was expected.

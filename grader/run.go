@@ -179,7 +179,7 @@ func (r *run) runServerTests(ctx context.Context) {
 func (r *run) runToolsList(ctx context.Context) {
 	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
 	r.begin(name)
-	t := TestResult{Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema"}
+	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema"}
 	mark := r.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
@@ -226,7 +226,7 @@ func callDeadline(dr drawn) time.Duration {
 // test and is restarted for the next one.
 func (r *run) runFixture(ctx context.Context, f katas.Fixture, dr drawn) {
 	r.begin(f.Name)
-	t := TestResult{Name: f.Name, TaskID: f.Task, Rule: f.Rule}
+	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule}
 	if ctx.Err() != nil {
 		t.Status, t.Message = StatusError, fmt.Sprintf("not run: the grading run's %s deadline passed", runDeadline)
 		r.record(t)
@@ -364,7 +364,7 @@ func describeBehaviour(b *behaviour) string {
 func (r *run) runStdoutCheck() {
 	name := "stdout carries only JSON-RPC messages"
 	r.begin(name)
-	t := TestResult{Name: name, TaskID: 5, Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
+	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: 5, Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
 	var probs []string
 	v := r.viol.all()
 	if len(v) > 0 {

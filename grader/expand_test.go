@@ -1,0 +1,51 @@
+package grader
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestExpandFollowsClaudeCodeRules(t *testing.T) {
+	vars := map[string]string{"URL": "http://127.0.0.1:9", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	cases := []struct{ in, want, err string }{
+		{"${URL}", "http://127.0.0.1:9", ""},
+		{"x-${URL}-y", "x-http://127.0.0.1:9-y", ""},
+		{"${MISSING:-5}", "5", ""},
+		{"${EMPTY:-d}", "", ""}, // defined (even empty) wins over the default
+		{"$URL", "$URL", ""},     // a bare $VAR is not expanded
+		{"${URL}${URL}", "http://127.0.0.1:9http://127.0.0.1:9", ""},
+		{"${MISSING}", "", "${MISSING} is not defined"},
+		{"${URL", "", "unclosed"},
+		{"${1BAD}", "", "not a variable reference"},
+	}
+	for _, c := range cases {
+		got, err := Expand(c.in, lookup)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("Expand(%q) error = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	var u *UndefinedVarError
+	if _, err := Expand("${NOPE}", lookup); !errors.As(err, &u) || u.Name != "NOPE" {
+		t.Errorf("want *UndefinedVarError naming NOPE, got %v", err)
+	}
+}
+
+func TestCallerSecretsAreNotInherited(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+	t.Setenv("PATH", "/usr/bin")
+	env := strings.Join(processEnv(map[string]string{"ORDERS_API_URL": "u"}), "\n")
+	if strings.Contains(env, "sk-ant-secret") || !strings.Contains(env, "PATH=/usr/bin") || !strings.Contains(env, "ORDERS_API_URL=u") {
+		t.Errorf("env = %q", env)
+	}
+	if _, ok := lookupEnv(nil)("ANTHROPIC_API_KEY"); ok {
+		t.Error("a caller variable other than HOME, PATH, USER, LANG, TMPDIR was expandable")
+	}
+}

@@ -1,0 +1,172 @@
+package grader_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
+)
+
+// expectation is a reference submission's expect.json: the exit code a grade must give, the
+// ids of exactly the tests that must fail, and, for exit 2, text the message must contain.
+type expectation struct {
+	Exit    int      `json:"exit"`
+	Fail    []string `json:"fail"`
+	Message string   `json:"message"`
+	// Seeds to grade with; default one fixed seed.
+	Seeds []int64 `json:"seeds"`
+}
+
+func library(t testing.TB) *katas.Library {
+	t.Helper()
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatalf("loading embedded packets: %v", err)
+	}
+	return lib
+}
+
+// workspace writes kata's starter workspace for lang into a temp dir and overlays the files
+// of the reference folder ref (all but README.md and expect.json).
+func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string {
+	t.Helper()
+	p, ok := lib.Get(kata)
+	if !ok {
+		t.Fatalf("no packet %s", kata)
+	}
+	dir := filepath.Join(t.TempDir(), "ws")
+	if err := p.Init(dir, lang); err != nil {
+		t.Fatal(err)
+	}
+	if ref == "" {
+		return dir
+	}
+	err := filepath.WalkDir(ref, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(ref, path)
+		if rel == "README.md" || rel == "expect.json" || strings.Contains(rel, "__pycache__") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func failing(r *grader.Report) []string {
+	var ids []string
+	for _, t := range r.Tests {
+		if t.Status != grader.StatusPass {
+			ids = append(ids, t.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// TestReferenceSubmissions grades every reference submission in testdata and checks that the
+// correct ones pass and each broken one fails exactly the tests its expect.json names.
+func TestReferenceSubmissions(t *testing.T) {
+	lib := library(t)
+	root := filepath.Join("..", "testdata", "references")
+	katasDirs, _ := os.ReadDir(root)
+	for _, kd := range katasDirs {
+		langs, _ := os.ReadDir(filepath.Join(root, kd.Name()))
+		for _, ld := range langs {
+			refs, _ := os.ReadDir(filepath.Join(root, kd.Name(), ld.Name()))
+			for _, rd := range refs {
+				kata, lang, ref := kd.Name(), ld.Name(), filepath.Join(root, kd.Name(), ld.Name(), rd.Name())
+				raw, err := os.ReadFile(filepath.Join(ref, "expect.json"))
+				if os.IsNotExist(err) {
+					continue // client references wait for the client harness
+				}
+				t.Run(kata+"/"+lang+"/"+rd.Name(), func(t *testing.T) {
+					t.Parallel()
+					var want expectation
+					if err := json.Unmarshal(raw, &want); err != nil {
+						t.Fatalf("%s/expect.json: %v", ref, err)
+					}
+					sort.Strings(want.Fail)
+					if len(want.Seeds) == 0 {
+						want.Seeds = []int64{1}
+					}
+					for _, seed := range want.Seeds {
+						dir := workspace(t, lib, kata, lang, ref)
+						rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: seed, SeedSet: true})
+						if rep.ExitCode() != want.Exit {
+							t.Errorf("seed %d: exit %d, want %d (status %s: %s)", seed, rep.ExitCode(), want.Exit, rep.Status, rep.Message)
+						}
+						if want.Message != "" && !strings.Contains(rep.Message, want.Message) {
+							t.Errorf("seed %d: message %q does not contain %q", seed, rep.Message, want.Message)
+						}
+						if got := failing(rep); strings.Join(got, ",") != strings.Join(want.Fail, ",") {
+							t.Errorf("seed %d: failing tests\n got  %v\n want %v", seed, got, want.Fail)
+							for _, tr := range rep.Tests {
+								if tr.Status != grader.StatusPass {
+									t.Logf("%s: %s", tr.ID, tr.Message)
+								}
+							}
+						}
+						assertNoProcessesIn(t, dir)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestUntouchedTemplateFails grades a fresh `kata init` workspace: it must fail (exit 1) with
+// messages that say what the contract wants.
+func TestUntouchedTemplateFails(t *testing.T) {
+	lib := library(t)
+	dir := workspace(t, lib, "mcp-structured-errors", "python", "")
+	rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 7, SeedSet: true})
+	if rep.ExitCode() != 1 {
+		t.Fatalf("exit %d, want 1 (%s)", rep.ExitCode(), rep.Message)
+	}
+	var msgs []string
+	for _, tr := range rep.Tests {
+		msgs = append(msgs, tr.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"not the kata's typed error", "call: tools/call lookup_order", "follow next_page"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no failure message mentions %q", want)
+		}
+	}
+	assertNoProcessesIn(t, dir)
+}
+
+// assertNoProcessesIn fails when any process still has dir as its working directory (Linux).
+func assertNoProcessesIn(t testing.TB, dir string) {
+	t.Helper()
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return // not Linux
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, p := range procs {
+		cwd, err := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
+		if err == nil && (cwd == dir || cwd == real) {
+			cmd, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+			t.Errorf("process %s (%s) outlived the grading run", p.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package katas
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func testLibrary(t *testing.T) *Library {
+	t.Helper()
+	lib, err := Discover(os.DirFS("testdata/packets"), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+func TestDiscoverParsesThePacket(t *testing.T) {
+	lib := testLibrary(t)
+	p, ok := lib.Get("mini-kata")
+	if !ok {
+		t.Fatalf("mini-kata not found; have %v", lib.IDs())
+	}
+	if len(p.Items) != 2 || p.Items[0].ID != "mk-01" || p.Items[0].Scenario != "customer-support" {
+		t.Errorf("items: %+v", p.Items)
+	}
+	it := p.Items[0]
+	if got := it.Keys(); len(got) != 1 || got[0] != "b" {
+		t.Errorf("keys = %v, want [b]", got)
+	}
+	if !strings.Contains(it.Stem, "`isRetryable: false`") || strings.Contains(it.Stem, "Scenario:") {
+		t.Errorf("stem = %q", it.Stem)
+	}
+	for _, o := range it.Options {
+		if o.Rationale == "" {
+			t.Errorf("option %s has no rationale", o.ID)
+		}
+	}
+	if p.TrapCount() != 2 || p.Traps[0].Rows[0].Trap != "Return `{\"error\": \"failed\"}`" {
+		t.Errorf("traps: %+v", p.Traps)
+	}
+	if len(p.Task.Steps) != 2 || p.Task.Steps[1].Title != "Map failures" || p.Task.Intro != "Write a server." {
+		t.Errorf("task: %+v", p.Task)
+	}
+	if p.FixtureCount() != 2 {
+		t.Errorf("fixtures = %d", p.FixtureCount())
+	}
+}
+
+// countingFS counts file reads per path.
+type countingFS struct {
+	fs.FS
+	reads map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.reads[name]++
+	return c.FS.Open(name)
+}
+
+func TestAtMostOneLayerIsResident(t *testing.T) {
+	cfs := &countingFS{FS: os.DirFS("testdata/packets"), reads: map[string]int{}}
+	lib, err := Discover(cfs, "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Discovery reads no layer content.
+	for name := range cfs.reads {
+		if strings.HasSuffix(name, ".md") && strings.Contains(name, "/knowledge/") {
+			t.Errorf("discovery read layer file %s", name)
+		}
+	}
+	know, err := lib.LoadLayer("mini-kata", "knowledge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(know.Files()) != 2 || !strings.Contains(know.Markdown(), "flags") {
+		t.Fatalf("knowledge layer: %+v", know.Files())
+	}
+	again, _ := lib.LoadLayer("mini-kata", "knowledge")
+	if again != know || cfs.reads["mini-kata/knowledge/01-basics.md"] != 1 {
+		t.Errorf("asking for the resident layer again re-read it (%d reads)", cfs.reads["mini-kata/knowledge/01-basics.md"])
+	}
+	ex, err := lib.LoadLayer("mini-kata", "examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !know.Released() || know.Files() != nil || know.Markdown() != "" {
+		t.Errorf("loading examples did not release knowledge")
+	}
+	if lib.Resident() != ex || ex.Released() {
+		t.Errorf("resident = %+v, want the examples layer", lib.Resident())
+	}
+	for _, name := range LayerNames {
+		l, err := lib.LoadLayer("mini-kata", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lib.Resident() != l {
+			t.Fatalf("after loading %s the resident layer is %s", name, lib.Resident().Name)
+		}
+	}
+	lib.ReleaseLayer()
+	if lib.Resident() != nil {
+		t.Error("ReleaseLayer left a resident layer")
+	}
+	if _, err := lib.LoadLayer("mini-kata", "nope"); err == nil || !strings.Contains(err.Error(), "no layer") {
+		t.Errorf("unknown layer: %v", err)
+	}
+}
+
+func TestAgentFrontMatterRendersAsCode(t *testing.T) {
+	lib := testLibrary(t)
+	l, _ := lib.LoadLayer("mini-kata", "agents")
+	if !strings.HasPrefix(l.Markdown(), "```yaml\nname: reviewer") {
+		t.Errorf("front matter not fenced: %q", l.Markdown())
+	}
+}
+
+// packetWith returns a copy of mini-kata with one file replaced.
+func packetWith(t *testing.T, file, content string) fs.FS {
+	t.Helper()
+	m := fstest.MapFS{}
+	base := os.DirFS("testdata/packets")
+	fs.WalkDir(base, "mini-kata", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(base, p)
+			m[p] = &fstest.MapFile{Data: b}
+		}
+		return nil
+	})
+	if content == "" {
+		delete(m, "mini-kata/"+file)
+	} else {
+		m["mini-kata/"+file] = &fstest.MapFile{Data: []byte(content)}
+	}
+	return m
+}
+
+func TestParseErrorsNameFileAndLine(t *testing.T) {
+	item := func(options string) string {
+		return "# Exam\n\n## `x-1` Title\n\nScenario: customer-support\n\nStem?\n\n" + options
+	}
+	cases := []struct {
+		name, file, content, want string
+	}{
+		{"two keys", "exam.md", item("- [x] A\n  > a\n- [x] B\n  > b\n"), "exam.md:3: item x-1 has 2 keys"},
+		{"no key", "exam.md", item("- [ ] A\n  > a\n- [ ] B\n  > b\n"), "exam.md:3: item x-1 has 0 keys"},
+		{"no rationale", "exam.md", item("- [x] A\n  > a\n- [ ] B\n"), "exam.md:11: option \"B\" has no rationale"},
+		{"no scenario", "exam.md", "## `x-1` T\n\nStem?\n\n- [x] A\n  > a\n", "exam.md:1: item x-1 has no 'Scenario:'"},
+		{"no id", "exam.md", "# E\n\n## Title\n\nScenario: s\n", "exam.md:3: an item heading must start with its id"},
+		{"duplicate id", "exam.md", item("- [x] A\n  > a\n- [ ] B\n  > b\n") + "\n## `x-1` Again\n\nScenario: s\n\nQ\n\n- [x] A\n  > a\n- [ ] B\n  > b\n", "exam.md:14: item id \"x-1\" is used twice"},
+		{"trap columns", "traps.md", "# T\n\n## S\n\n| Trap | Fix |\n| --- | --- |\n| a | b |\n", "traps.md:5: a trap table's columns"},
+		{"step sequence", "task.md", "# T\n\nIntro\n\n## 1. A\n\nx\n\n## 3. C\n\ny\n", "task.md:9: step 3 is out of sequence"},
+		{"manifest syntax", "packet.json", "{\n  \"id\": \"mini-kata\",\n  oops\n}", "packet.json:3: invalid JSON"},
+		{"manifest unknown field", "packet.json", "{\n  \"format_version\": 1,\n  \"id\": \"mini-kata\",\n  \"titel\": \"x\"\n}", "packet.json:4: unknown field \"titel\""},
+		{"missing layer", "prompts/01-review.md", "", "mini-kata/prompts: layer folder is missing"},
+		{"fixture category", "fixtures/server.json", `{"part": "server", "fixtures": [
+  {"id": "f1", "name": "n", "task": 1, "tool": "lookup_order", "arguments": {},
+   "backend": {"kind": "none"}, "expect": {"category": "teapot"}}]}`, "fixtures/server.json:2: fixture 1 (\"f1\"): category \"teapot\" is not in the contract"},
+		{"fixture without expectation", "fixtures/server.json", `{"part": "server", "fixtures": [
+  {"id": "f1", "name": "n", "task": 1, "tool": "lookup_order", "arguments": {},
+   "backend": {"kind": "none"}, "expect": {}}]}`, "fixtures/server.json:2: fixture 1 (\"f1\"): expect needs exactly one"},
+		{"fixture unknown step", "fixtures/server.json", `{"part": "server", "fixtures": [
+  {"id": "f1", "name": "n", "task": 9, "tool": "lookup_order", "arguments": {},
+   "backend": {"kind": "none"}, "expect": {"category": "validation"}}]}`, "fixtures/server.json:2: fixture \"f1\" grades task step 9"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Discover(packetWith(t, c.file, c.content), "test")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error\n %q\ndoes not contain\n %q", err.Error(), c.want)
+			}
+		})
+	}
+}
+
+func TestInitNeverOverwrites(t *testing.T) {
+	lib := testLibrary(t)
+	p, _ := lib.Get("mini-kata")
+	dir := t.TempDir()
+	if err := p.Init(dir, "python"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dir + "/TASK.md"); !strings.Contains(string(b), "Validate arguments") {
+		t.Errorf("TASK.md = %q", b)
+	}
+	os.WriteFile(dir+"/server.py", []byte("my work"), 0o644)
+	if err := p.Init(dir, "python"); !errors.Is(err, ErrWorkspaceExists) {
+		t.Errorf("second init: %v", err)
+	}
+	if b, _ := os.ReadFile(dir + "/server.py"); string(b) != "my work" {
+		t.Error("init overwrote the learner's work")
+	}
+	if err := p.Init(t.TempDir(), "cobol"); err == nil {
+		t.Error("unknown language accepted")
+	}
+}

@@ -1,0 +1,13 @@
+"""A HOSTILE reference for mcp-structured-errors: a server that never answers.
+
+It reads stdin forever and never writes a byte, not even to the initialize request; after its
+stdin closes it keeps sleeping until it is killed.
+"""
+
+import sys
+import time
+
+for _ in sys.stdin.buffer:
+    pass
+while True:
+    time.sleep(3600)
