@@ -14,7 +14,7 @@ func TestExpandFollowsClaudeCodeRules(t *testing.T) {
 		{"x-${URL}-y", "x-http://127.0.0.1:9-y", ""},
 		{"${MISSING:-5}", "5", ""},
 		{"${EMPTY:-d}", "", ""}, // defined (even empty) wins over the default
-		{"$URL", "$URL", ""},     // a bare $VAR is not expanded
+		{"$URL", "$URL", ""},    // a bare $VAR is not expanded
 		{"${URL}${URL}", "http://127.0.0.1:9http://127.0.0.1:9", ""},
 		{"${MISSING}", "", "${MISSING} is not defined"},
 		{"${URL", "", "unclosed"},
