@@ -222,7 +222,7 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, add func(string, 
 		}
 	}
 	if got := len(out.requests); got > want {
-		add("the server made %d requests where %d were needed; it must make one request per lookup or page and leave retries to the client", got, want)
+		add("the server made %d requests where %d %s needed; it must make one request per lookup or page and leave retries to the client", got, want, map[bool]string{true: "was", false: "were"}[want == 1])
 	}
 }
 

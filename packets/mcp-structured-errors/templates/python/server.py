@@ -23,6 +23,11 @@ TIMEOUT_SECONDS = float(os.environ.get("ORDERS_API_TIMEOUT_SECONDS") or 5)
 server = Server("orders", "0.1.0")
 
 
+# Talk to the Orders API directly, ignoring proxy settings (macOS applies its system proxy even
+# with a clean environment, and 127.0.0.1 is not always exempt).
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def api_get(path):
     """GET API_URL + path and return the decoded JSON body.
 
@@ -35,7 +40,7 @@ def api_get(path):
         API_URL + path,
         headers={"Authorization": "Bearer " + API_TOKEN, "Accept": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+    with OPENER.open(request, timeout=TIMEOUT_SECONDS) as response:
         return json.loads(response.read().decode("utf-8"))
 
 

@@ -132,6 +132,11 @@ def http_failure(what, error):
     return ToolFailure("validation", f"unexpected {status} from {what}{detail}.")
 
 
+# Talk to the Orders API directly: no proxy from the environment or the system settings (macOS
+# reads its system proxy even with a clean environment, and 127.0.0.1 is not always exempt).
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def api_get(path):
     """GET one resource: exactly one request, with the timeout, never retried."""
     what = "GET " + path
@@ -140,7 +145,7 @@ def api_get(path):
         headers={"Authorization": "Bearer " + API_TOKEN, "Accept": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+        with OPENER.open(request, timeout=TIMEOUT_SECONDS) as response:
             raw = response.read()
     except urllib.error.HTTPError as error:
         raise http_failure(what, error)

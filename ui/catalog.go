@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/katas"
+)
+
+// catalogModel lists the packets; enter opens one.
+type catalogModel struct {
+	c       *common
+	keys    catalogKeys
+	packets []*katas.Packet
+	cursor  int
+	width   int
+	height  int
+}
+
+func newCatalog(c *common) *catalogModel {
+	return &catalogModel{c: c, keys: newCatalogKeys(), packets: c.lib.Packets()}
+}
+
+// ShortHelp lists the catalog's keys.
+func (m *catalogModel) ShortHelp() []key.Binding {
+	return []key.Binding{m.keys.Up, m.keys.Open}
+}
+
+// FullHelp lists the catalog's keys in one column.
+func (m *catalogModel) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp()} }
+
+// SetSize records the space the catalog has.
+func (m *catalogModel) SetSize(w, h int) tea.Cmd {
+	m.width, m.height = w, h
+	return nil
+}
+
+// Update moves the cursor and opens the chosen packet.
+func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || len(m.packets) == 0 {
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(k, m.keys.Down):
+		m.cursor = min(m.cursor+1, len(m.packets)-1)
+	case key.Matches(k, m.keys.Open):
+		id := m.packets[m.cursor].ID
+		return func() tea.Msg { return openPacketMsg{id: id} }
+	}
+	return nil
+}
+
+// entryHeight is the number of lines one packet takes, blank line included.
+const entryHeight = 4
+
+// View draws the title and as many packets as fit, keeping the cursor in sight.
+func (m *catalogModel) View() string {
+	st := m.c.st
+	var b strings.Builder
+	b.WriteString(st.title.Render("kata — MCP engineering katas"))
+	b.WriteString("\n")
+	b.WriteString(st.subtle.Render(fmt.Sprintf("%d packet(s)", len(m.packets))))
+	b.WriteString("\n\n")
+	if len(m.packets) == 0 {
+		b.WriteString("No packets found.")
+		return b.String()
+	}
+	fit := max((m.height-3)/entryHeight, 1)
+	first := 0
+	if m.cursor >= fit {
+		first = m.cursor - fit + 1
+	}
+	for i := first; i < len(m.packets) && i < first+fit; i++ {
+		p := m.packets[i]
+		marker, title := "  ", st.accent.Render(p.Title)
+		if i == m.cursor {
+			marker, title = st.accent.Render("> "), st.selected.Render(p.Title)
+		}
+		b.WriteString(truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width))
+		b.WriteString("\n")
+		b.WriteString(truncate("  "+p.Summary, m.width))
+		b.WriteString("\n")
+		counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
+		b.WriteString(st.subtle.Render(truncate(counts, m.width)))
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}

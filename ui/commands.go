@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/markdown"
+)
+
+// This file holds the commands: everything that reads files, renders Markdown or grades runs
+// here, off the Update loop, and comes back as a message.
+
+// renderKey identifies one rendering: a document at a width in a style. A result whose key is
+// not the one a screen wants any more is stale and dropped.
+type renderKey struct {
+	doc   string // "packet/layer" or "packet#item"
+	width int
+	style string
+}
+
+// renderedMsg carries a rendered document.
+type renderedMsg struct {
+	key renderKey
+	out string
+	err error
+}
+
+// renderMarkdown renders md in a command.
+func renderMarkdown(k renderKey, md string) tea.Cmd {
+	return func() tea.Msg {
+		out, err := markdown.Render(md, k.width, k.style)
+		return renderedMsg{key: k, out: out, err: err}
+	}
+}
+
+// layerLoader loads layers through the Library one at a time, so that the resident layer is
+// always the one last asked for: a request superseded before it runs is skipped.
+type layerLoader struct {
+	lib    *katas.Library
+	mu     sync.Mutex
+	latest atomic.Uint64
+}
+
+func newLayerLoader(lib *katas.Library) *layerLoader { return &layerLoader{lib: lib} }
+
+// resident reports whether the packet's layer is the Library's resident layer.
+func (l *layerLoader) resident(packet, layer string) bool {
+	r := l.lib.Resident()
+	return r != nil && r.Packet == packet && r.Name == layer
+}
+
+// load returns a command that makes the layer resident and renders it; k.doc is
+// "packet/layer".
+func (l *layerLoader) load(packet, layer string, k renderKey) tea.Cmd {
+	gen := l.latest.Add(1)
+	return func() tea.Msg {
+		l.mu.Lock()
+		if l.latest.Load() != gen {
+			l.mu.Unlock()
+			return nil // a later request will load its own layer
+		}
+		lay, err := l.lib.LoadLayer(packet, layer)
+		var md string
+		if err == nil {
+			md = lay.Markdown() // read while no other load can release it
+		}
+		l.mu.Unlock()
+		if err != nil {
+			return renderedMsg{key: k, err: err}
+		}
+		out, err := markdown.Render(md, k.width, k.style)
+		return renderedMsg{key: k, out: out, err: err}
+	}
+}
+
+// workspaceMsg reports whether a kata's workspace folder exists, or the result of creating it.
+type workspaceMsg struct {
+	packet  string
+	dir     string
+	exists  bool
+	created bool  // the message answers an init
+	err     error // stat or init failure
+}
+
+// gradeEventMsg is one progress event of grading run id.
+type gradeEventMsg struct {
+	id int
+	ev grader.Event
+}
+
+// gradeDoneMsg ends grading run id.
+type gradeDoneMsg struct {
+	id  int
+	rep *grader.Report
+}
+
+// gradeRun is one grading in flight: its progress channel, its result and its cancel.
+type gradeRun struct {
+	id     int
+	events chan grader.Event
+	done   chan *grader.Report
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// runTracker knows the gradings in flight so Run can cancel and await them on exit.
+type runTracker struct {
+	mu   sync.Mutex
+	next int
+	live map[int]*gradeRun
+	wg   sync.WaitGroup
+}
+
+func newRunTracker() *runTracker { return &runTracker{live: map[int]*gradeRun{}} }
+
+// newRun registers a grading; its goroutine starts in the command startGrade returns.
+func (t *runTracker) newRun() *gradeRun {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &gradeRun{id: t.next, events: make(chan grader.Event, 64), done: make(chan *grader.Report, 1), ctx: ctx, cancel: cancel}
+	t.live[r.id] = r
+	t.wg.Add(1)
+	return r
+}
+
+func (t *runTracker) finished(r *gradeRun) {
+	t.mu.Lock()
+	delete(t.live, r.id)
+	t.mu.Unlock()
+	r.cancel()
+	t.wg.Done()
+}
+
+// stopAll cancels every grading in flight and waits up to timeout for them to return.
+func (t *runTracker) stopAll(timeout time.Duration) {
+	t.mu.Lock()
+	for _, r := range t.live {
+		r.cancel()
+	}
+	t.mu.Unlock()
+	done := make(chan struct{})
+	go func() { t.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+	}
+}
+
+// startGrade returns the command that runs grade for r in its own goroutine and then waits for
+// its first message. A panic in grade becomes an error report.
+func startGrade(r *gradeRun, runs *runTracker, grade GradeFunc, dir string) tea.Cmd {
+	return func() tea.Msg {
+		go func() {
+			defer runs.finished(r)
+			var rep *grader.Report
+			defer func() {
+				if p := recover(); p != nil {
+					rep = &grader.Report{Version: 3, Status: grader.StatusError, Message: fmt.Sprintf("the grader failed: %v", p), Tests: []grader.TestResult{}}
+				}
+				if rep == nil {
+					rep = &grader.Report{Version: 3, Status: grader.StatusError, Message: "the grader returned no report", Tests: []grader.TestResult{}}
+				}
+				r.done <- rep
+			}()
+			progress := func(ev grader.Event) {
+				select {
+				case r.events <- ev:
+				case <-r.ctx.Done():
+				}
+			}
+			rep = grade(r.ctx, dir, progress)
+		}()
+		return waitGrade(r)()
+	}
+}
+
+// waitGrade returns the command that waits for r's next event or its report. Events are all
+// sent before the report, so once the report is there any event left over is stale.
+func waitGrade(r *gradeRun) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case ev := <-r.events:
+			return gradeEventMsg{id: r.id, ev: ev}
+		case rep := <-r.done:
+			return gradeDoneMsg{id: r.id, rep: rep}
+		}
+	}
+}
+
+// statWorkspace reports whether dir exists.
+func statWorkspace(packet, dir string) tea.Cmd {
+	return func() tea.Msg {
+		ok, err := dirExists(dir)
+		return workspaceMsg{packet: packet, dir: dir, exists: ok, err: err}
+	}
+}
+
+// initWorkspace creates the workspace from the packet's template for lang.
+func initWorkspace(p *katas.Packet, dir, lang string) tea.Cmd {
+	return func() tea.Msg {
+		if err := p.Init(dir, lang); err != nil {
+			ok, _ := dirExists(dir)
+			return workspaceMsg{packet: p.ID, dir: dir, exists: ok, created: true, err: err}
+		}
+		return workspaceMsg{packet: p.ID, dir: dir, exists: true, created: true}
+	}
+}

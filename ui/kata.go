@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/kata-mcp/kata/katas"
+)
+
+// kataHeader is the number of lines above the viewport: title and tabs.
+const kataHeader = 2
+
+// kataModel shows one packet's layers, one at a time, in a scrollable viewport. The layer is
+// loaded (made resident) and rendered in a command; the viewport shows the result whose key
+// matches the wanted one.
+type kataModel struct {
+	c      *common
+	p      *katas.Packet
+	keys   kataKeys
+	layer  int // index into p.Layers
+	want   renderKey
+	shown  renderKey // key of the content in the viewport
+	errMsg string
+	vp     viewport.Model
+	width  int
+	height int
+}
+
+func newKata(c *common, p *katas.Packet) *kataModel {
+	return &kataModel{c: c, p: p, keys: newKataKeys(), vp: viewport.New()}
+}
+
+// ShortHelp lists the kata screen's keys.
+func (m *kataModel) ShortHelp() []key.Binding {
+	return []key.Binding{m.keys.Next, m.keys.scroll.Up, m.keys.Exam, m.keys.Traps, m.keys.Task}
+}
+
+// FullHelp lists the kata screen's keys in columns.
+func (m *kataModel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.keys.Next, m.keys.Layer},
+		{m.keys.scroll.Up, m.keys.scroll.PageUp, m.keys.scroll.Top},
+		{m.keys.Exam, m.keys.Traps, m.keys.Task},
+	}
+}
+
+// SetSize sizes the viewport and asks for a rendering when the width or style changed or the
+// layer on show is no longer resident (another packet's layer was read meanwhile).
+func (m *kataModel) SetSize(w, h int) tea.Cmd {
+	m.width, m.height = w, h
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(h-kataHeader, 1))
+	return m.request(false)
+}
+
+// layerName is the name of the selected layer.
+func (m *kataModel) layerName() string {
+	if len(m.p.Layers) == 0 {
+		return ""
+	}
+	return m.p.Layers[m.layer]
+}
+
+// request asks for the selected layer at the current width and style unless it is already
+// wanted and resident; force re-requests regardless.
+func (m *kataModel) request(force bool) tea.Cmd {
+	name := m.layerName()
+	if name == "" || m.width == 0 {
+		return nil
+	}
+	k := renderKey{doc: m.p.ID + "/" + name, width: m.width, style: m.c.mdStyle}
+	if !force && k == m.want && m.c.loader.resident(m.p.ID, name) {
+		return nil
+	}
+	m.want = k
+	return m.c.loader.load(m.p.ID, name, k)
+}
+
+// selectLayer switches to layer i: the old content goes and the new one is requested.
+func (m *kataModel) selectLayer(i int) tea.Cmd {
+	n := len(m.p.Layers)
+	if n == 0 {
+		return nil
+	}
+	i = ((i % n) + n) % n
+	if i == m.layer && m.shown.doc != "" {
+		return nil
+	}
+	m.layer = i
+	m.errMsg = ""
+	m.shown = renderKey{}
+	m.vp.SetContent("")
+	m.vp.GotoTop()
+	return m.request(true)
+}
+
+// Update switches layers, scrolls, takes renderings and turns x/t/w into navigation.
+func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case renderedMsg:
+		if msg.key != m.want {
+			return nil // stale: another layer, width or style was asked for since
+		}
+		m.shown = msg.key
+		if msg.err != nil {
+			m.errMsg = msg.err.Error()
+			m.vp.SetContent("")
+			return nil
+		}
+		m.errMsg = ""
+		m.vp.SetContent(strings.TrimRight(msg.out, "\n "))
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, m.keys.Next):
+			return m.selectLayer(m.layer + 1)
+		case key.Matches(msg, m.keys.Prev):
+			return m.selectLayer(m.layer - 1)
+		case key.Matches(msg, m.keys.Layer):
+			i := int(msg.String()[0] - '1')
+			if i < len(m.p.Layers) {
+				return m.selectLayer(i)
+			}
+		case key.Matches(msg, m.keys.Exam):
+			return navigate(examScreen)
+		case key.Matches(msg, m.keys.Traps):
+			return navigate(trapsScreen)
+		case key.Matches(msg, m.keys.Task):
+			return navigate(taskScreen)
+		default:
+			scroll(&m.vp, m.keys.scroll, msg)
+		}
+	}
+	return nil
+}
+
+// View draws the title, the layer tabs and the viewport.
+func (m *kataModel) View() string {
+	st := m.c.st
+	title := st.title.Render(m.p.Title) + " " + st.subtle.Render("("+m.p.ID+")")
+	if pc := percent(m.vp); pc != "" {
+		gap := m.width - lipgloss.Width(title) - lipgloss.Width(pc)
+		if gap > 0 {
+			title += strings.Repeat(" ", gap) + st.subtle.Render(pc)
+		}
+	}
+	var tabs []string
+	for i, l := range m.p.Layers {
+		label := string(rune('1'+i)) + " " + l
+		if i == m.layer {
+			tabs = append(tabs, st.tabOn.Render(label))
+		} else {
+			tabs = append(tabs, st.tabOff.Render(label))
+		}
+	}
+	body := m.vp.View()
+	switch {
+	case m.errMsg != "":
+		body = st.fail.Render(wrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
+	case m.shown.doc == "":
+		body = st.subtle.Render("  Loading " + m.layerName() + "…")
+	}
+	return truncate(title, m.width) + "\n" + truncate(strings.Join(tabs, " "), m.width) + "\n" + body
+}

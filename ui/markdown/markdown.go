@@ -1,0 +1,152 @@
+// Package markdown renders packet Markdown for terminals with glamour, memoised by document,
+// width and style; it is headless and shared by the TUI and the CLI.
+package markdown
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/styles"
+)
+
+// Built-in glamour styles the kata app uses. "ascii" and "notty" produce stable, uncoloured
+// text (NO_COLOR, pipes and golden tests); "dark" and "light" suit the terminal's background.
+const (
+	StyleDark  = styles.DarkStyle
+	StyleLight = styles.LightStyle
+	StyleNoTTY = styles.NoTTYStyle
+	StyleASCII = styles.AsciiStyle
+)
+
+// MaxWidth caps the wrap width: prose wider than this is hard to read (glow does the same).
+const MaxWidth = 120
+
+// MinWidth is the narrowest wrap width Render uses; narrower requests are widened to it.
+const MinWidth = 20
+
+// cacheSize bounds the number of rendered documents kept.
+const cacheSize = 128
+
+type rendererKey struct {
+	width int
+	style string
+}
+
+type cacheKey struct {
+	sum   [sha256.Size]byte
+	width int
+	style string
+}
+
+// lockedRenderer is one glamour renderer; a TermRenderer is not safe for concurrent use.
+type lockedRenderer struct {
+	mu sync.Mutex
+	r  *glamour.TermRenderer
+}
+
+var (
+	mu        sync.Mutex
+	renderers = map[rendererKey]*lockedRenderer{}
+	cache     = map[cacheKey]*list.Element{}
+	lru       = list.New() // of *cacheEntry, most recently used first
+)
+
+type cacheEntry struct {
+	key cacheKey
+	out string
+}
+
+// Render renders md for a terminal wrap width of width columns (clamped to
+// [MinWidth, MaxWidth]) in the named glamour style, one of Styles(). Results are cached by
+// (hash of md, width, style); one renderer per (width, style) is kept and used under a lock,
+// so Render is safe for concurrent use. Front matter must already be gone (katas.Layer.Markdown
+// turns it into a yaml code block). The error is an unknown style or a glamour failure.
+func Render(md string, width int, style string) (string, error) {
+	width = ClampWidth(width)
+	if _, ok := styles.DefaultStyles[style]; !ok {
+		return "", fmt.Errorf("markdown: unknown style %q (known: %s)", style, strings.Join(Styles(), ", "))
+	}
+	key := cacheKey{sum: sha256.Sum256([]byte(md)), width: width, style: style}
+	mu.Lock()
+	if el, ok := cache[key]; ok {
+		lru.MoveToFront(el)
+		out := el.Value.(*cacheEntry).out
+		mu.Unlock()
+		return out, nil
+	}
+	lr, err := rendererLocked(rendererKey{width, style})
+	mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+
+	lr.mu.Lock()
+	out, err := lr.r.Render(md)
+	lr.mu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("markdown: %w", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if el, ok := cache[key]; ok { // rendered concurrently by another caller
+		lru.MoveToFront(el)
+		return el.Value.(*cacheEntry).out, nil
+	}
+	cache[key] = lru.PushFront(&cacheEntry{key: key, out: out})
+	for lru.Len() > cacheSize {
+		old := lru.Remove(lru.Back()).(*cacheEntry)
+		delete(cache, old.key)
+	}
+	return out, nil
+}
+
+// rendererLocked returns the renderer for k, creating it; mu must be held.
+func rendererLocked(k rendererKey) (*lockedRenderer, error) {
+	if lr, ok := renderers[k]; ok {
+		return lr, nil
+	}
+	r, err := glamour.NewTermRenderer(
+		glamour.WithStandardStyle(k.style),
+		glamour.WithWordWrap(k.width),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("markdown: %w", err)
+	}
+	lr := &lockedRenderer{r: r}
+	renderers[k] = lr
+	return lr, nil
+}
+
+// ClampWidth returns the wrap width Render uses for a requested width.
+func ClampWidth(width int) int {
+	return max(MinWidth, min(width, MaxWidth))
+}
+
+// Styles lists the style names Render accepts, sorted.
+func Styles() []string {
+	names := make([]string, 0, len(styles.DefaultStyles))
+	for n := range styles.DefaultStyles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// StyleFor picks the style for an output: "notty" without colour (NO_COLOR, not a terminal),
+// otherwise "dark" or "light" after the background.
+func StyleFor(noColor, darkBackground bool) string {
+	switch {
+	case noColor:
+		return StyleNoTTY
+	case darkBackground:
+		return StyleDark
+	default:
+		return StyleLight
+	}
+}
