@@ -64,18 +64,19 @@ def typed_error(failure):
     return tool_error(payload)
 
 
-# -- validation (step 1) ---------------------------------------------------------------------------
+# -- validation (step 1) --------------------------------------------------------------------------
 
 def require(arguments, name, pattern, shape):
     value = arguments.get(name)
     if name not in arguments or value is None:
         raise ToolFailure("validation", f"{name} is missing; expected {shape}.")
     if not isinstance(value, str) or not pattern.fullmatch(value):
-        raise ToolFailure("validation", f"{name} {json.dumps(value)} is malformed; expected {shape}.")
+        raise ToolFailure(
+            "validation", f"{name} {json.dumps(value)} is malformed; expected {shape}.")
     return value
 
 
-# -- Retry-After (step 3) --------------------------------------------------------------------------
+# -- Retry-After (step 3) -------------------------------------------------------------------------
 
 def retry_after_seconds(value):
     """Retry-After (RFC 9110 §10.2.3) as whole seconds >= 0, or None when absent or unreadable."""
@@ -96,7 +97,7 @@ def retry_after_seconds(value):
     return max(0, round(seconds))
 
 
-# -- the Orders API (step 2) -----------------------------------------------------------------------
+# -- the Orders API (step 2) ----------------------------------------------------------------------
 
 def describe_body(raw):
     try:
@@ -116,7 +117,8 @@ def http_failure(what, error):
         detail = ""
     if status in (401, 403):
         return ToolFailure(
-            "auth", f"{status} from {what}{detail}; the API token was refused, a person must renew it.")
+            "auth",
+            f"{status} from {what}{detail}; the API token was refused, a person must renew it.")
     if status == 404:
         return ToolFailure("not_found", f"404 from {what}{detail}; no such record.")
     if status == 429:
@@ -155,7 +157,8 @@ def api_get(path):
             raise http_failure(what, error)
         except urllib.error.URLError as error:  # refused, unreachable, timed out while connecting
             raise ToolFailure(
-                "transient", f"{what} failed: {error.reason}; the service is temporarily unreachable.")
+                "transient",
+                f"{what} failed: {error.reason}; the service is temporarily unreachable.")
         except (TimeoutError, socket.timeout):
             raise ToolFailure(
                 "transient",
@@ -174,7 +177,7 @@ def quoted(value):
     return urllib.parse.quote(value, safe="")
 
 
-# -- the tools -------------------------------------------------------------------------------------
+# -- the tools ------------------------------------------------------------------------------------
 
 # The arguments are declared with their types but not listed as "required": a schema check before
 # the handler would answer a missing argument with untyped text. The handlers check it themselves.
@@ -197,7 +200,8 @@ SEARCH_ORDERS_SCHEMA = {
 def lookup_order(arguments):
     log("lookup_order", json.dumps(arguments))
     try:
-        order_id = require(arguments, "order_id", ORDER_ID, "ORD- and four or more digits, e.g. ORD-8821")
+        order_id = require(
+            arguments, "order_id", ORDER_ID, "ORD- and four or more digits, e.g. ORD-8821")
         order = api_get("/orders/" + quoted(order_id))
     except ToolFailure as failure:
         return typed_error(failure)
@@ -214,7 +218,8 @@ def search_orders(arguments):
         seen = set()
         while page is not None:
             if str(page) in seen or len(seen) >= MAX_PAGES:
-                raise ToolFailure("transient", f"the orders of {customer_id} never reach a last page.")
+                raise ToolFailure(
+                    "transient", f"the orders of {customer_id} never reach a last page.")
             seen.add(str(page))
             path = f"/customers/{quoted(customer_id)}/orders?page={quoted(str(page))}"
             body = api_get(path)
