@@ -55,9 +55,9 @@ func newCatalogKeys() catalogKeys {
 
 // kataKeys are the kata screen's keys (plus scrolling).
 type kataKeys struct {
-	Next, Prev, Layer    key.Binding
-	Exam, Traps, Task    key.Binding
-	scroll               scrollKeys
+	Next, Prev, Layer key.Binding
+	Exam, Traps, Task key.Binding
+	scroll            scrollKeys
 }
 
 func newKataKeys() kataKeys {
@@ -76,6 +76,7 @@ func newKataKeys() kataKeys {
 type examKeys struct {
 	Up, Down, Choose, Toggle, Next, Restart key.Binding
 	PageUp, PageDown                        key.Binding
+	Scroll                                  key.Binding // help only: ↑/↓ scroll once answered
 }
 
 func newExamKeys() examKeys {
@@ -86,8 +87,9 @@ func newExamKeys() examKeys {
 		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		Next:     key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", "next")),
 		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retake")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown")),
+		Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
 	}
 }
 

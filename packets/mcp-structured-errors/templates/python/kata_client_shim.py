@@ -83,8 +83,8 @@ def _run_scenario(channel, call_with_retry, scenario):
                         % (outcome,))
     action, category, result = outcome
     if action not in ACTIONS:
-        print("call_with_retry returned action %r; expected one of %s" % (action, ", ".join(ACTIONS)),
-              file=sys.stderr)
+        print("call_with_retry returned action %r; expected one of %s"
+              % (action, ", ".join(ACTIONS)), file=sys.stderr)
     channel.send({"type": "outcome", "id": scenario.get("id"), "action": action,
                   "category": category, "result": result})
 

@@ -183,7 +183,10 @@ class Server:
     def _dispatch(self, method, params):
         if method == "initialize":
             requested = params.get("protocolVersion")
-            version = requested if requested in SUPPORTED_PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+            if requested in SUPPORTED_PROTOCOL_VERSIONS:
+                version = requested
+            else:
+                version = LATEST_PROTOCOL_VERSION
             return {
                 "protocolVersion": version,
                 "capabilities": {"tools": {}},

@@ -1,7 +1,7 @@
 """The orders MCP server: a HOSTILE reference for mcp-structured-errors.
 
 It is correct/server.py with one fault, marked FAULT below:
-search_orders never returns: it sleeps forever on every call.
+the first search_orders call of a run never returns (it sleeps forever); after the grader restarts it, it behaves.
 """
 
 import email.utils
@@ -205,8 +205,12 @@ def lookup_order(arguments):
 @server.tool("search_orders", "List every order of one customer, all pages.", SEARCH_ORDERS_SCHEMA)
 def search_orders(arguments):
     log("search_orders", json.dumps(arguments))
-    while True:  # FAULT: the call never returns
-        time.sleep(3600)
+    # FAULT: the first search_orders call of a grading run never returns. A marker file in
+    # the workspace makes the restarted server behave, so exactly one test hangs.
+    if not os.path.exists(".hung-once"):
+        open(".hung-once", "w").close()
+        while True:
+            time.sleep(3600)
     try:
         customer_id = require(arguments, "customer_id", CUSTOMER_ID, "C- and digits, e.g. C-1042")
         orders = []

@@ -1,0 +1,122 @@
+package markdown
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const doc = "# Title\n\nErrors carry **flags**; the client reads flags, never prose. " +
+	"A long sentence that has to wrap at narrow widths because it goes on and on.\n\n" +
+	"> a block quote that is long enough to wrap over more than one line at width forty\n\n" +
+	"```yaml\nname: reviewer\n```\n\n- one\n- two\n"
+
+func TestRenderFitsWidth(t *testing.T) {
+	for _, style := range []string{StyleASCII, StyleNoTTY, StyleDark, StyleLight} {
+		for _, w := range []int{20, 33, 40, 80, 120, 200} {
+			out, err := Render(doc, w, style)
+			if err != nil {
+				t.Fatalf("%s/%d: %v", style, w, err)
+			}
+			limit := ClampWidth(w)
+			for _, l := range strings.Split(out, "\n") {
+				if ansi.StringWidth(l) > limit {
+					t.Errorf("%s/%d: line %q is %d wide", style, w, ansi.Strip(l), ansi.StringWidth(l))
+				}
+			}
+			if !strings.Contains(ansi.Strip(out), "Title") {
+				t.Errorf("%s/%d: title missing", style, w)
+			}
+		}
+	}
+}
+
+func TestClampWidth(t *testing.T) {
+	for in, want := range map[int]int{0: MinWidth, -5: MinWidth, 50: 50, 120: 120, 500: MaxWidth} {
+		if got := ClampWidth(in); got != want {
+			t.Errorf("ClampWidth(%d) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestUnknownStyle(t *testing.T) {
+	if _, err := Render(doc, 80, ""); err == nil {
+		t.Error("an empty style was accepted")
+	}
+	if _, err := Render(doc, 80, "no-such-style"); err == nil {
+		t.Error("an unknown style was accepted")
+	}
+}
+
+func TestCacheAndConcurrency(t *testing.T) {
+	first, err := Render(doc, 64, StyleDark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := 60 + i%4
+			out, err := Render(doc, w, StyleDark)
+			if err != nil {
+				t.Error(err)
+			}
+			if w == 64 && out != first {
+				t.Error("the cached rendering differs")
+			}
+		}()
+	}
+	wg.Wait()
+	// Many distinct documents stay within the cache bound.
+	for i := range cacheSize + 10 {
+		if _, err := Render(strings.Repeat("x", i+1), 40, StyleASCII); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	n := lru.Len()
+	mu.Unlock()
+	if n > cacheSize {
+		t.Errorf("cache holds %d entries, bound %d", n, cacheSize)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	out, err := Render(doc, 40, StyleASCII)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	got := strings.Join(lines, "\n")
+	path := filepath.Join("testdata", "doc-ascii-40.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("rendering differs from %s:\n%s", path, got)
+	}
+}
+
+func TestStyleFor(t *testing.T) {
+	if StyleFor(true, true) != StyleNoTTY || StyleFor(false, true) != StyleDark || StyleFor(false, false) != StyleLight {
+		t.Error("StyleFor picks the wrong style")
+	}
+}

@@ -1,0 +1,393 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// wsState is what the task screen knows of the workspace folder.
+type wsState int
+
+const (
+	wsUnknown wsState = iota // not checked yet
+	wsMissing
+	wsReady
+)
+
+// taskModel shows the task's steps and the workspace, creates the workspace, grades it with
+// live progress and lists the results; the selected failed test shows its message and output.
+type taskModel struct {
+	c      *common
+	p      *katas.Packet
+	keys   taskKeys
+	dir    string
+	ws     wsState
+	wsErr  string
+	note   string // the last action's outcome, e.g. "Created from the python template."
+	busy   bool   // creating the workspace
+	run    *gradeRun
+	spin   spinner.Model
+	done   int
+	total  int
+	status string // what the grader is doing now
+	live   []grader.TestResult
+	report *grader.Report
+	cursor int
+	follow bool
+	vp     viewport.Model
+	width  int
+	height int
+}
+
+func newTask(c *common, p *katas.Packet) *taskModel {
+	sp := spinner.MiniDot
+	if c.opts.NoColor {
+		sp = spinner.Line
+	}
+	return &taskModel{
+		c:    c,
+		p:    p,
+		keys: newTaskKeys(),
+		dir:  c.opts.Workspace(p.ID),
+		spin: spinner.New(spinner.WithSpinner(sp)),
+		vp:   viewport.New(),
+	}
+}
+
+// language is the template `i` creates the workspace from.
+func (m *taskModel) language() string {
+	if l := m.c.opts.Language; l != "" {
+		return l
+	}
+	for _, l := range m.p.Languages {
+		if l == "python" {
+			return l
+		}
+	}
+	if len(m.p.Languages) > 0 {
+		return m.p.Languages[0]
+	}
+	return "python"
+}
+
+// Open returns the command that checks the workspace folder; the root calls it when the
+// screen is shown.
+func (m *taskModel) Open() tea.Cmd { return statWorkspace(m.p.ID, m.dir) }
+
+// running reports whether a grading is in flight.
+func (m *taskModel) running() bool { return m.run != nil }
+
+// tests returns the results on show: the report's, or those finished so far.
+func (m *taskModel) tests() []grader.TestResult {
+	if m.report != nil {
+		return m.report.Tests
+	}
+	return m.live
+}
+
+// ShortHelp lists the keys that apply now.
+func (m *taskModel) ShortHelp() []key.Binding {
+	var b []key.Binding
+	if m.ws != wsReady {
+		b = append(b, m.keys.Init)
+	}
+	if !m.running() {
+		b = append(b, m.keys.Grade)
+	}
+	if len(m.tests()) > 0 {
+		b = append(b, m.keys.Up)
+	}
+	return append(b, m.keys.PageUp)
+}
+
+// FullHelp lists the task screen's keys in one column.
+func (m *taskModel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{m.keys.Init, m.keys.Grade, m.keys.Up, m.keys.PageUp}}
+}
+
+// SetSize sizes the viewport.
+func (m *taskModel) SetSize(w, h int) tea.Cmd {
+	m.width, m.height = w, h
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(h-2, 1))
+	m.refresh()
+	return nil
+}
+
+// Update handles the workspace, grading and selection messages.
+func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case workspaceMsg:
+		if msg.packet != m.p.ID || msg.dir != m.dir {
+			return nil
+		}
+		m.ws = wsMissing
+		if msg.exists {
+			m.ws = wsReady
+		}
+		m.wsErr = ""
+		if msg.err != nil {
+			m.wsErr = msg.err.Error()
+		}
+		if msg.created {
+			m.busy = false
+			if msg.err == nil {
+				m.note = "Created from the " + m.language() + " template."
+			} else {
+				m.note = ""
+			}
+		}
+	case gradeEventMsg:
+		if m.run == nil || msg.id != m.run.id {
+			return nil
+		}
+		m.progress(msg.ev)
+		cmd = waitGrade(m.run)
+	case gradeDoneMsg:
+		if m.run == nil || msg.id != m.run.id {
+			return nil
+		}
+		m.run = nil
+		m.report = msg.rep
+		m.cursor = 0
+		for i, t := range m.report.Tests {
+			if t.Status != grader.StatusPass {
+				m.cursor = i
+				break
+			}
+		}
+		m.follow = true
+	case spinner.TickMsg:
+		if !m.running() {
+			return nil
+		}
+		m.spin, cmd = m.spin.Update(msg)
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	default:
+		return nil
+	}
+	m.refresh()
+	return cmd
+}
+
+// key handles one key press.
+func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Init):
+		switch {
+		case m.busy:
+		case m.ws == wsReady:
+			m.note = "The workspace already exists; it is never overwritten."
+		default:
+			m.busy = true
+			m.note = "Creating the workspace…"
+			return initWorkspace(m.p, m.dir, m.language())
+		}
+	case key.Matches(msg, m.keys.Grade):
+		switch {
+		case m.running():
+		case m.ws == wsMissing:
+			m.note = "There is no workspace yet: press i to create it."
+		default:
+			m.note = ""
+			m.report, m.live, m.done, m.total, m.status, m.cursor = nil, nil, 0, 0, "starting", 0
+			m.run = m.c.runs.newRun()
+			return tea.Batch(m.spin.Tick, startGrade(m.run, m.c.runs, m.c.opts.Grade, m.dir))
+		}
+	case key.Matches(msg, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+		m.follow = true
+	case key.Matches(msg, m.keys.Down):
+		m.cursor = max(min(m.cursor+1, len(m.tests())-1), 0)
+		m.follow = true
+	case key.Matches(msg, m.keys.PageUp):
+		m.vp.PageUp()
+	case key.Matches(msg, m.keys.PageDown):
+		m.vp.PageDown()
+	}
+	return nil
+}
+
+// progress applies one grading event.
+func (m *taskModel) progress(ev grader.Event) {
+	if ev.Total > 0 {
+		m.total = ev.Total
+	}
+	m.done = max(m.done, ev.Done)
+	switch ev.Phase {
+	case "start":
+		m.status = ev.Test
+	case "done":
+		if ev.Result != nil {
+			m.live = append(m.live, *ev.Result)
+		}
+	case "info":
+		if ev.Message != "" {
+			m.status = ev.Message
+		}
+	}
+}
+
+// refresh rebuilds the viewport content and, after a selection move, keeps it in sight.
+func (m *taskModel) refresh() {
+	if m.width == 0 {
+		return
+	}
+	content, sel := m.content()
+	m.vp.SetContent(content)
+	if m.follow && sel >= 0 {
+		if sel < m.vp.YOffset() {
+			m.vp.SetYOffset(sel)
+		} else if sel >= m.vp.YOffset()+m.vp.Height() {
+			m.vp.SetYOffset(sel - m.vp.Height() + 1)
+		}
+	}
+	m.follow = false
+}
+
+// content lays the screen out and returns the line of the selected test (-1 if none).
+func (m *taskModel) content() (string, int) {
+	st := m.c.st
+	w := m.width
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
+
+	add(st.label.Render("Steps"))
+	for _, s := range m.p.Task.Steps {
+		add(wrapHanging(fmt.Sprintf("  %d. ", s.Number), s.Title, w))
+	}
+	add("")
+	add(st.label.Render("Workspace"))
+	add(wrapHanging("  ", m.dir, w))
+	switch {
+	case m.wsErr != "":
+		add(st.fail.Render(wrapHanging("  ", m.wsErr, w)))
+	case m.ws == wsUnknown:
+		add(st.subtle.Render("  checking…"))
+	case m.ws == wsMissing:
+		add(wrapHanging("  ", "Not created yet: press i to create it from the "+m.language()+" template.", w))
+	default:
+		add(st.subtle.Render(wrapHanging("  ", "Ready. Edit the files there, then press g to grade.", w)))
+	}
+	if m.note != "" {
+		add(st.accent.Render(wrapHanging("  ", m.note, w)))
+	}
+	add("")
+
+	sel := -1
+	switch {
+	case m.running():
+		count := ""
+		if m.total > 0 {
+			count = fmt.Sprintf(" %d/%d", m.done, m.total)
+		}
+		add(truncate(m.spin.View()+" Grading…"+count+" "+st.subtle.Render(m.status), w))
+		add("")
+	case m.report == nil:
+		add(wrapHanging("", "Press g to grade the workspace against the hidden fixtures.", w))
+		return strings.Join(lines, "\n"), -1
+	default:
+		rep := m.report
+		if rep.Status == grader.StatusError {
+			msg := rep.Message
+			if msg == "" {
+				msg = "the submission could not be graded"
+			}
+			box := st.errBox.Width(w)
+			inner := max(w-box.GetHorizontalFrameSize(), 1)
+			add(box.Render(ansi.Wrap("Could not grade: "+sanitize(msg), inner, "")))
+		}
+		pass, fail, errored := rep.Counts()
+		summary := fmt.Sprintf("%d passed, %d failed", pass, fail)
+		if errored > 0 {
+			summary += fmt.Sprintf(", %d errored", errored)
+		}
+		add(st.label.Render(summary) + st.subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)))
+		add("")
+	}
+
+	tests := m.tests()
+	for i, t := range tests {
+		cur := "  "
+		if i == m.cursor && !m.running() {
+			cur = "> "
+			sel = len(lines)
+		}
+		line := cur + st.mark(t.Status) + " " + t.Name + st.subtle.Render("  "+m.stepLabel(t.TaskID))
+		if i == m.cursor && !m.running() {
+			line = st.accent.Render(cur) + st.mark(t.Status) + " " + st.selected.Render(t.Name) + st.subtle.Render("  "+m.stepLabel(t.TaskID))
+		}
+		add(truncate(line, w))
+	}
+	if !m.running() && m.cursor < len(tests) && tests[m.cursor].Status != grader.StatusPass {
+		t := tests[m.cursor]
+		add("")
+		add(truncate(st.label.Render("── "+st.mark(t.Status)+" "+t.Name+" ")+st.subtle.Render(strings.Repeat("─", max(w, 0))), w))
+		add(st.subtle.Render(truncate(m.stepLabel(t.TaskID), w)))
+		if t.Rule != "" {
+			add(wrapHanging("Rule: ", sanitize(t.Rule), w))
+		}
+		if t.Message != "" {
+			for _, l := range strings.Split(sanitize(t.Message), "\n") {
+				add(wrapHanging("", l, w))
+			}
+		}
+		if t.Output != "" {
+			add("")
+			add(st.label.Render("Output (stderr):"))
+			out := ansi.Hardwrap(strings.TrimRight(sanitize(t.Output), "\n"), max(w-2, 1), true)
+			for _, l := range strings.Split(out, "\n") {
+				add(st.subtle.Render("  " + l))
+			}
+		}
+	}
+	return strings.Join(lines, "\n"), sel
+}
+
+// stepLabel names a task step: "step 2 · Map failures".
+func (m *taskModel) stepLabel(n int) string {
+	if s, ok := m.p.Task.Step(n); ok {
+		return fmt.Sprintf("step %d · %s", n, s.Title)
+	}
+	if n > 0 {
+		return fmt.Sprintf("step %d", n)
+	}
+	return "whole run"
+}
+
+// sanitize makes learner-produced text safe to draw: escape sequences and carriage returns
+// dropped, tabs expanded.
+func sanitize(s string) string {
+	s = ansi.Strip(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\t", "    ")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// View draws the task title and the content.
+func (m *taskModel) View() string {
+	st := m.c.st
+	title := st.title.Render(m.p.Task.Title)
+	if pc := percent(m.vp); pc != "" {
+		title += "  " + st.subtle.Render(pc)
+	}
+	return truncate(title, m.width) + "\n\n" + m.vp.View()
+}

@@ -1,0 +1,409 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// loadLib loads the test packets.
+func loadLib(t *testing.T) *katas.Library {
+	t.Helper()
+	lib, err := katas.Discover(os.DirFS("../katas/testdata/packets"), "test")
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	return lib
+}
+
+// driver runs a model the way the program would, synchronously: each message's command is
+// run and its messages fed back until none is left. Spinner ticks are dropped (the next tick
+// would sleep), so nothing here waits on a clock.
+type driver struct {
+	t    *testing.T
+	m    tea.Model
+	quit bool
+}
+
+func newDriver(t *testing.T, opts Options, w, h int) *driver {
+	t.Helper()
+	if opts.Style == "" {
+		opts.Style = "ascii"
+	}
+	if opts.Workspace == nil {
+		dir := t.TempDir()
+		opts.Workspace = func(id string) string { return dir + "/" + id }
+	}
+	d := &driver{t: t, m: New(loadLib(t), opts)}
+	d.send(d.m.Init())
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+// send feeds a message (or runs a command) and everything that follows from it.
+func (d *driver) send(first any) {
+	d.t.Helper()
+	var queue []tea.Msg
+	switch v := first.(type) {
+	case nil:
+		return
+	case tea.Cmd:
+		queue = d.run(v)
+	case tea.Msg:
+		queue = []tea.Msg{v}
+	}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 10000 {
+			d.t.Fatal("message loop does not settle")
+		}
+		msg := queue[0]
+		queue = queue[1:]
+		if _, ok := msg.(tea.QuitMsg); ok {
+			d.quit = true
+			continue
+		}
+		var cmd tea.Cmd
+		d.m, cmd = d.m.Update(msg)
+		queue = append(queue, d.run(cmd)...)
+	}
+}
+
+// run executes a command, flattening batches.
+func (d *driver) run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	switch msg := cmd().(type) {
+	case nil:
+		return nil
+	case spinner.TickMsg:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, d.run(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{msg}
+	}
+}
+
+// press sends key presses: "enter", "esc", "up", or a single character.
+func (d *driver) press(keys ...string) {
+	d.t.Helper()
+	for _, k := range keys {
+		d.send(keyMsg(k))
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// view returns the frame as plain text, trailing spaces trimmed.
+func (d *driver) view() string {
+	v := d.m.View()
+	lines := strings.Split(ansi.Strip(v.Content), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (d *driver) lib() *katas.Library { return d.m.(Model).c.lib }
+
+func (d *driver) mustSee(want ...string) {
+	d.t.Helper()
+	v := d.view()
+	for _, w := range want {
+		if !strings.Contains(v, w) {
+			d.t.Fatalf("view lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+func (d *driver) mustNotSee(unwanted ...string) {
+	d.t.Helper()
+	v := d.view()
+	for _, w := range unwanted {
+		if strings.Contains(v, w) {
+			d.t.Fatalf("view shows %q:\n%s", w, v)
+		}
+	}
+}
+
+// checkFrame asserts the frame is exactly w×h cells at most.
+func (d *driver) checkFrame(w, h int) {
+	d.t.Helper()
+	content := d.m.View().Content
+	lines := strings.Split(content, "\n")
+	if len(lines) != h {
+		d.t.Errorf("frame has %d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := lipgloss.Width(l); lw > w {
+			d.t.Errorf("line %d is %d wide (> %d): %q", i, lw, w, ansi.Strip(l))
+		}
+	}
+}
+
+func TestCatalogListsPackets(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.mustSee("A minimal kata", "(mini-kata)", "The smallest packet that loads", "2 items · 2 traps · 2 fixtures · test")
+	d.checkFrame(80, 24)
+	if v := d.m.View(); !v.AltScreen {
+		t.Error("the view does not ask for the alt screen")
+	}
+}
+
+func TestLayersAreLoadedOneAtATime(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.press("enter")
+	d.mustSee("Errors carry **flags**", "More knowledge", "1 knowledge", "3 examples")
+	if r := d.lib().Resident(); r == nil || r.Name != "knowledge" {
+		t.Fatalf("resident layer = %+v, want knowledge", r)
+	}
+	d.press("3")
+	d.mustSee(`{"isError": true, "errorCategory": "transient"}`)
+	d.mustNotSee("Errors carry")
+	if r := d.lib().Resident(); r == nil || r.Packet != "mini-kata" || r.Name != "examples" {
+		t.Fatalf("resident layer = %+v, want examples", r)
+	}
+	d.press("right") // agents: front matter shown as code, not as a heading
+	d.mustSee("name: reviewer", "You review error paths.")
+	d.press("tab") // templates
+	d.mustSee("5 templates")
+	d.press("left", "left", "left", "left")
+	d.mustSee("Errors carry **flags**")
+	d.checkFrame(80, 24)
+	d.press("esc")
+	d.mustSee("A minimal kata", "The smallest packet")
+}
+
+func TestStaleRenderingIsDropped(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.press("enter")
+	m := d.m.(Model)
+	k := m.sessions["mini-kata"].kata
+	old := k.want
+	// A result for another width arrives after the screen moved on: it must not show.
+	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.send(renderedMsg{key: old, out: "STALE CONTENT"})
+	d.mustNotSee("STALE CONTENT")
+	d.mustSee("Errors carry **flags**")
+}
+
+func TestResizeRerenders(t *testing.T) {
+	d := newDriver(t, Options{}, 120, 40)
+	d.press("enter")
+	d.checkFrame(120, 40)
+	d.send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	d.checkFrame(40, 12)
+	d.mustSee("Errors carry **flags**; the")
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.mustSee("Errors carry **flags**; the client reads flags, never prose.")
+	d.checkFrame(80, 24)
+}
+
+func TestExamCorrectAndIncorrect(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 30)
+	d.press("enter", "x")
+	d.mustSee("Question 1 of 2", "mk-01", "customer-support", "What does the client do?",
+		"a) Retry, because the text says so.", "b) Stop without retrying.", "c) Ask the model to read the text.")
+	d.mustNotSee("The text is for people") // rationales only after answering
+	d.press("b")
+	d.mustSee("✓ correct", "The text is for people; control follows the flags.",
+		"The flag says the failure will not heal by waiting.",
+		"That moves a deterministic decision back into the model.",
+		"b) Stop without retrying. [key] [your choice]")
+	d.mustNotSee("incorrect")
+	d.press("n")
+	d.mustSee("Question 2 of 2", "A search finds nothing.")
+	d.press("down", "enter") // b: the wrong one
+	d.mustSee("✗ incorrect", "the key is a", "a) A success with an empty list. [key]",
+		"b) A not_found error. [your choice]", "Nothing found is an answer, not a failure.",
+		"The caller would retry or escalate a correct answer.")
+	d.press("enter")
+	d.mustSee("Score: 1/2 (50%)", "Missed:", "mk-02 Empty search — you chose b, the key is a")
+	d.press("r")
+	d.mustSee("Question 1 of 2")
+	d.press("esc")
+	d.mustSee("1 knowledge")
+}
+
+func TestTrapTableFits80(t *testing.T) {
+	for _, w := range []int{80, 60, 40, 120} {
+		d := newDriver(t, Options{}, w, 24)
+		d.press("enter", "t")
+		d.mustSee("Traps", "Server side", "Why it fails", "Correct pattern")
+		if w >= 80 {
+			d.mustSee("│ Trap", "Return typed flags")
+		}
+		d.checkFrame(w, 24)
+	}
+}
+
+func TestTrapTableScrolls(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 8)
+	d.press("enter", "t")
+	d.mustNotSee("Let the client retry")
+	d.press("G")
+	d.mustSee("Let the client retry")
+	d.checkFrame(80, 8)
+}
+
+func stubReport() *grader.Report {
+	return &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mini-kata", Seed: 4242, DurationMS: 1200,
+		Tests: []grader.TestResult{
+			{Name: "lookup_order validates order_id", Status: grader.StatusPass, TaskID: 1},
+			{Name: "503 maps to transient", Status: grader.StatusFail, TaskID: 2,
+				Message: "expected errorCategory \"transient\", got \"unknown\"", Output: "Traceback: boom\n"},
+		}}
+}
+
+func TestTaskGradeShowsResults(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var gotDir string
+	var events int
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
+		gotDir = dir
+		rep := stubReport()
+		progress(grader.Event{Phase: "info", Message: "starting the server"})
+		for i, tr := range rep.Tests {
+			progress(grader.Event{Phase: "start", Test: tr.Name, Done: i, Total: 2})
+			progress(grader.Event{Phase: "done", Test: tr.Name, Result: &tr, Done: i + 1, Total: 2})
+			events++
+		}
+		return rep
+	}
+	root := t.TempDir()
+	d := newDriver(t, Options{Grade: grade, Workspace: func(id string) string { return root + "/" + id }}, 80, 24)
+	d.press("enter", "w")
+	d.mustSee("Task: a tiny server", "1. Validate arguments", "2. Map failures", root+"/mini-kata", "press i")
+	d.press("g")
+	d.mustSee("no workspace yet")
+	d.press("i")
+	d.mustSee("Created from the python template")
+	if _, err := os.Stat(root + "/mini-kata/TASK.md"); err != nil {
+		t.Fatalf("workspace not created: %v", err)
+	}
+	d.press("g")
+	if gotDir != root+"/mini-kata" || events != 2 {
+		t.Fatalf("grade ran on %q with %d events", gotDir, events)
+	}
+	d.mustSee("1 passed, 1 failed", "seed 4242",
+		"✓ lookup_order validates order_id  step 1 · Validate arguments",
+		"✗ 503 maps to transient  step 2 · Map failures",
+		`expected errorCategory "transient", got "unknown"`, "Traceback: boom")
+	d.press("up") // the passing test: no details
+	d.mustNotSee("Traceback: boom")
+	d.checkFrame(80, 24)
+}
+
+func TestTaskNoColorMarks(t *testing.T) {
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+	d := newDriver(t, Options{Grade: grade, NoColor: true}, 80, 24)
+	d.press("enter", "w", "i", "g")
+	d.mustSee("PASS lookup_order validates order_id", "FAIL 503 maps to transient")
+	d.mustNotSee("✓", "✗")
+}
+
+func TestTaskErrorReport(t *testing.T) {
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
+		return &grader.Report{Version: 3, Status: grader.StatusError, Message: ".mcp.json has no server named \"orders\"", Seed: 7, Tests: []grader.TestResult{}}
+	}
+	d := newDriver(t, Options{Grade: grade}, 80, 24)
+	d.press("enter", "w", "i", "g")
+	d.mustSee("Could not grade:", `.mcp.json has no server named "orders"`, "0 passed, 0 failed", "seed 7")
+}
+
+func TestTaskProgressWhileRunning(t *testing.T) {
+	release := make(chan struct{})
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
+		progress(grader.Event{Phase: "start", Test: "first test", Done: 0, Total: 3})
+		<-release
+		return stubReport()
+	}
+	d := newDriver(t, Options{Grade: grade}, 80, 24)
+	d.press("enter", "w", "i")
+	// Drive by hand: the first message is the start event; the wait for the next one blocks
+	// until release.
+	m := d.m.(Model)
+	task := m.sessions["mini-kata"].task
+	cmd := task.key(keyMsg("g"))
+	var next tea.Cmd
+	for _, msg := range d.run(cmd) {
+		d.m, next = d.m.Update(msg)
+	}
+	d.mustSee("Grading… 0/3", "first test")
+	close(release)
+	d.send(next)
+	d.mustSee("1 passed, 1 failed")
+}
+
+func TestQuitFromAnywhere(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		d := newDriver(t, Options{}, 80, 24)
+		d.press("enter", "x", k)
+		if !d.quit {
+			t.Errorf("%s did not quit", k)
+		}
+	}
+}
+
+func TestBackgroundColorSwitchesStyle(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	d := &driver{t: t, m: New(loadLib(t), Options{})}
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if s := d.m.(Model).c.mdStyle; s != "dark" {
+		t.Fatalf("start style %q, want dark", s)
+	}
+	d.press("enter")
+	d.send(tea.BackgroundColorMsg{Color: lipgloss.Color("#ffffff")})
+	if s := d.m.(Model).c.mdStyle; s != "light" {
+		t.Fatalf("style after a light background %q, want light", s)
+	}
+	d.mustSee("Knowledge")
+}
+
+func TestNoColorUsesNoTTY(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	m := New(loadLib(t), Options{})
+	if m.c.mdStyle != "notty" || !m.c.opts.NoColor {
+		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.mdStyle, m.c.opts.NoColor)
+	}
+	if m.Init() != nil {
+		t.Error("NO_COLOR still asks for the background colour")
+	}
+}
