@@ -240,25 +240,29 @@ func (m *taskModel) progress(ev grader.Event) {
 	}
 }
 
-// refresh rebuilds the viewport content and, after a selection move, keeps it in sight.
+// refresh rebuilds the viewport content and, after a selection move, keeps the selected test
+// and as much of its details as fit in sight.
 func (m *taskModel) refresh() {
 	if m.width == 0 {
 		return
 	}
-	content, sel := m.content()
+	content, first, last := m.content()
 	m.vp.SetContent(content)
-	if m.follow && sel >= 0 {
-		if sel < m.vp.YOffset() {
-			m.vp.SetYOffset(sel)
-		} else if sel >= m.vp.YOffset()+m.vp.Height() {
-			m.vp.SetYOffset(sel - m.vp.Height() + 1)
+	if m.follow && first >= 0 {
+		h := m.vp.Height()
+		switch {
+		case first < m.vp.YOffset():
+			m.vp.SetYOffset(first)
+		case last >= m.vp.YOffset()+h:
+			m.vp.SetYOffset(min(first, last-h+1))
 		}
 	}
 	m.follow = false
 }
 
-// content lays the screen out and returns the line of the selected test (-1 if none).
-func (m *taskModel) content() (string, int) {
+// content lays the screen out and returns the lines of the selected test and its details
+// (-1, -1 if none).
+func (m *taskModel) content() (string, int, int) {
 	st := m.c.st
 	w := m.width
 	var lines []string
@@ -274,6 +278,8 @@ func (m *taskModel) content() (string, int) {
 	switch {
 	case m.wsErr != "":
 		add(st.fail.Render(wrapHanging("  ", m.wsErr, w)))
+	case m.note != "":
+		add(st.accent.Render(wrapHanging("  ", m.note, w)))
 	case m.ws == wsUnknown:
 		add(st.subtle.Render("  checking…"))
 	case m.ws == wsMissing:
@@ -281,12 +287,8 @@ func (m *taskModel) content() (string, int) {
 	default:
 		add(st.subtle.Render(wrapHanging("  ", "Ready. Edit the files there, then press g to grade.", w)))
 	}
-	if m.note != "" {
-		add(st.accent.Render(wrapHanging("  ", m.note, w)))
-	}
 	add("")
 
-	sel := -1
 	switch {
 	case m.running():
 		count := ""
@@ -297,7 +299,7 @@ func (m *taskModel) content() (string, int) {
 		add("")
 	case m.report == nil:
 		add(wrapHanging("", "Press g to grade the workspace against the hidden fixtures.", w))
-		return strings.Join(lines, "\n"), -1
+		return strings.Join(lines, "\n"), -1, -1
 	default:
 		rep := m.report
 		if rep.Status == grader.StatusError {
@@ -318,42 +320,50 @@ func (m *taskModel) content() (string, int) {
 		add("")
 	}
 
-	tests := m.tests()
-	for i, t := range tests {
-		cur := "  "
-		if i == m.cursor && !m.running() {
-			cur = "> "
-			sel = len(lines)
+	first, last := -1, -1
+	for i, t := range m.tests() {
+		step := st.subtle.Render(fmt.Sprintf("  step %d", t.TaskID))
+		if t.TaskID <= 0 {
+			step = st.subtle.Render("  whole run")
 		}
-		line := cur + st.mark(t.Status) + " " + t.Name + st.subtle.Render("  "+m.stepLabel(t.TaskID))
-		if i == m.cursor && !m.running() {
-			line = st.accent.Render(cur) + st.mark(t.Status) + " " + st.selected.Render(t.Name) + st.subtle.Render("  "+m.stepLabel(t.TaskID))
+		if i != m.cursor || m.running() {
+			add(truncate("  "+st.mark(t.Status)+" "+t.Name+step, w))
+			continue
 		}
-		add(truncate(line, w))
+		first = len(lines)
+		add(truncate(st.accent.Render("> ")+st.mark(t.Status)+" "+st.selected.Render(t.Name)+step, w))
+		if t.Status != grader.StatusPass {
+			add(m.details(t))
+		}
+		last = len(lines) - 1
 	}
-	if !m.running() && m.cursor < len(tests) && tests[m.cursor].Status != grader.StatusPass {
-		t := tests[m.cursor]
-		add("")
-		add(truncate(st.label.Render("── "+st.mark(t.Status)+" "+t.Name+" ")+st.subtle.Render(strings.Repeat("─", max(w, 0))), w))
-		add(st.subtle.Render(truncate(m.stepLabel(t.TaskID), w)))
-		if t.Rule != "" {
-			add(wrapHanging("Rule: ", sanitize(t.Rule), w))
-		}
-		if t.Message != "" {
-			for _, l := range strings.Split(sanitize(t.Message), "\n") {
-				add(wrapHanging("", l, w))
-			}
-		}
-		if t.Output != "" {
-			add("")
-			add(st.label.Render("Output (stderr):"))
-			out := ansi.Hardwrap(strings.TrimRight(sanitize(t.Output), "\n"), max(w-2, 1), true)
-			for _, l := range strings.Split(out, "\n") {
-				add(st.subtle.Render("  " + l))
-			}
+	return strings.Join(lines, "\n"), first, last
+}
+
+// details lays out a failed test's step, rule, message and output, indented under it.
+func (m *taskModel) details(t grader.TestResult) string {
+	st := m.c.st
+	const indent = "    "
+	w := m.width
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
+	add(st.subtle.Render(wrapHanging(indent, m.stepLabel(t.TaskID), w)))
+	if t.Rule != "" {
+		add(wrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
+	}
+	for _, l := range strings.Split(sanitize(t.Message), "\n") {
+		if strings.TrimSpace(l) != "" {
+			add(wrapHanging(indent, l, w))
 		}
 	}
-	return strings.Join(lines, "\n"), sel
+	if out := strings.TrimRight(sanitize(t.Output), "\n"); out != "" {
+		add(st.label.Render(indent + "Output (stderr):"))
+		for _, l := range strings.Split(ansi.Hardwrap(out, max(w-len(indent)-2, 1), true), "\n") {
+			add(st.subtle.Render(indent + "  " + l))
+		}
+	}
+	add("")
+	return strings.Join(lines, "\n")
 }
 
 // stepLabel names a task step: "step 2 · Map failures".

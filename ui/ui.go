@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
@@ -268,12 +269,23 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m Model) View() tea.View {
 	sc := m.active()
 	body := fitBlock(sc.View(), m.width, max(m.height-1, 1))
-	bindings := append(sc.ShortHelp(), m.globalHelp()...)
-	line := fitBlock(m.help.ShortHelpView(bindings), m.width, 1)
+	line := fitBlock(m.helpLine(sc), m.width, 1)
 	v := tea.NewView(body + "\n" + line)
 	v.AltScreen = true
 	v.WindowTitle = "kata"
 	return v
+}
+
+// helpLine renders the screen's keys followed by the global ones; when the line is too long
+// the screen's last keys are dropped first, so "esc back" and "q quit" always show.
+func (m Model) helpLine(sc screen) string {
+	own, global := sc.ShortHelp(), m.globalHelp()
+	measure := m.help
+	measure.SetWidth(0) // no truncation
+	for len(own) > 0 && lipgloss.Width(measure.ShortHelpView(append(own[:len(own):len(own)], global...))) > m.width {
+		own = own[:len(own)-1]
+	}
+	return m.help.ShortHelpView(append(own[:len(own):len(own)], global...))
 }
 
 // globalHelp lists the global keys that apply on the active screen.

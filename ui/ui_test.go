@@ -323,8 +323,8 @@ func TestTaskGradeShowsResults(t *testing.T) {
 		t.Fatalf("grade ran on %q with %d events", gotDir, events)
 	}
 	d.mustSee("1 passed, 1 failed", "seed 4242",
-		"✓ lookup_order validates order_id  step 1 · Validate arguments",
-		"✗ 503 maps to transient  step 2 · Map failures",
+		"✓ lookup_order validates order_id  step 1",
+		"> ✗ 503 maps to transient  step 2", "step 2 · Map failures",
 		`expected errorCategory "transient", got "unknown"`, "Traceback: boom")
 	d.press("up") // the passing test: no details
 	d.mustNotSee("Traceback: boom")
