@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/katas"
 )
@@ -57,7 +59,25 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 }
 
 // entryHeight is the number of lines one packet takes, blank line included.
-const entryHeight = 4
+const entryHeight = 5
+
+// summaryLines wraps a summary to exactly two indented lines, the second cut with an ellipsis
+// when the summary is longer.
+func summaryLines(summary string, width int) string {
+	lines := strings.Split(wrapHanging("  ", summary, width), "\n")
+	if len(lines) > 2 {
+		if lipgloss.Width(lines[1])+1 > width {
+			lines[1] = ansi.Truncate(lines[1], width-1, "") + "…"
+		} else {
+			lines[1] += "…"
+		}
+		lines = lines[:2]
+	}
+	for len(lines) < 2 {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
 
 // View draws the title and as many packets as fit, keeping the cursor in sight.
 func (m *catalogModel) View() string {
@@ -84,7 +104,7 @@ func (m *catalogModel) View() string {
 		}
 		b.WriteString(truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width))
 		b.WriteString("\n")
-		b.WriteString(truncate("  "+p.Summary, m.width))
+		b.WriteString(summaryLines(p.Summary, m.width))
 		b.WriteString("\n")
 		counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
 		b.WriteString(st.subtle.Render(truncate(counts, m.width)))
