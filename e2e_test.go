@@ -32,7 +32,7 @@ func (s *tmuxSession) send(want string, keys ...string) string {
 	if len(keys) > 0 {
 		s.tmux(append([]string{"send-keys", "-t", "kata"}, keys...)...)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		scr := s.screen()
 		if strings.Contains(scr, want) {
@@ -67,25 +67,27 @@ func TestEndToEndInTmux(t *testing.T) {
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 
 	s.send("Structured errors in MCP")
-	s.send("decision axes", "Enter")                  // knowledge layer
-	scr := s.send("Good payload", "Right", "Right") // examples layer replaces knowledge
-	if strings.Contains(scr, "decision axes") {
+	s.send("The mental model", "Enter")              // knowledge layer
+	scr := s.send("Good payloads", "Right", "Right") // examples layer replaces knowledge
+	if strings.Contains(scr, "The mental model") {
 		t.Errorf("the knowledge layer is still on screen after switching to examples:\n%s", scr)
 	}
 	s.send("se-01", "x") // exam
-	scr = s.send("Rationale", "a")
+	scr = s.send("[key]", "a")
 	if !strings.Contains(scr, "orrect") {
 		t.Errorf("answering showed no verdict:\n%s", scr)
 	}
-	s.send("Why it fails", "Escape", "t") // trap table
+	s.send("1 knowledge", "Escape") // back to the kata screen (Escape alone, or it pairs with the next key as alt+key)
+	s.send("Why it fails", "t")     // trap table
 	for _, line := range strings.Split(s.screen(), "\n") {
 		if w := len([]rune(line)); w > 80 {
 			t.Errorf("trap table line is %d columns wide: %q", w, line)
 		}
 	}
 	ws := filepath.Join(data, "kata", "workspaces", "mcp-structured-errors")
-	s.send(ws[len(ws)-20:], "Escape", "w") // task screen shows the workspace path
-	s.send("server.py", "i")               // workspace created
+	s.send("1 knowledge", "Escape")
+	s.send("press i to create it", "w") // task screen: the workspace does not exist yet
+	s.send("Created from the python template", "i")
 	ref := filepath.Join("testdata", "references", "mcp-structured-errors", "python", "correct")
 	for _, f := range []string{"server.py", "client.py"} {
 		b, err := os.ReadFile(filepath.Join(ref, f))

@@ -246,3 +246,6 @@ func newGradeCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr for failed tests")
 	return cmd
 }
+
+// termSize returns the terminal's columns and rows.
+func termSize(f *os.File) (int, int, error) { return term.GetSize(f.Fd()) }

@@ -77,6 +77,13 @@ func (r *Report) ExitCode() int {
 	}
 }
 
+// Event phases.
+const (
+	PhaseStart = "start"
+	PhaseDone  = "done"
+	PhaseInfo  = "info"
+)
+
 // Event is a progress notice sent while grading: a test started or finished.
 type Event struct {
 	// Phase is "start" (a test began), "done" (a test finished, Result set) or "info"

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 )
 
 // Layer is one layer of one packet, read into memory: its Markdown files in name order.
@@ -15,6 +16,7 @@ type Layer struct {
 	Packet string
 	Name   string
 
+	mu       sync.Mutex
 	files    []LayerFile
 	released bool
 }
@@ -26,17 +28,25 @@ type LayerFile struct {
 }
 
 // Files returns the layer's files, or nil once the layer has been released.
-func (l *Layer) Files() []LayerFile { return l.files }
+func (l *Layer) Files() []LayerFile {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.files
+}
 
 // Released reports whether a later LoadLayer released this layer.
-func (l *Layer) Released() bool { return l.released }
+func (l *Layer) Released() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.released
+}
 
 // Markdown returns the layer's files joined into one document, each file separated by a rule;
 // "" once released. Front matter (a leading "---" block, as in subagent definitions) is shown
 // as a fenced YAML block so renderers do not mistake it for a heading.
 func (l *Layer) Markdown() string {
 	var parts []string
-	for _, f := range l.files {
+	for _, f := range l.Files() {
 		parts = append(parts, frontMatterAsCode(f.Markdown))
 	}
 	return strings.Join(parts, "\n\n---\n\n")
@@ -102,9 +112,10 @@ func (l *Library) ReleaseLayer() {
 }
 
 func (l *Library) releaseLocked() {
-	if l.resident != nil {
-		l.resident.files = nil
-		l.resident.released = true
+	if r := l.resident; r != nil {
+		r.mu.Lock()
+		r.files, r.released = nil, true
+		r.mu.Unlock()
 		l.resident = nil
 	}
 }

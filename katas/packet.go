@@ -23,6 +23,9 @@ type Packet struct {
 	Traps    []TrapTable
 	Task     Task
 	Fixtures map[string]*FixtureSet
+	// Scenarios are the client harness's hidden scenarios (fixtures/client.json), when the
+	// packet grades a client.
+	Scenarios *ScenarioSet
 
 	fsys fs.FS
 }
@@ -41,6 +44,9 @@ func (p *Packet) FixtureCount() int {
 	n := 0
 	for _, s := range p.Fixtures {
 		n += len(s.Fixtures)
+	}
+	if p.Scenarios != nil {
+		n += len(p.Scenarios.Scenarios)
 	}
 	return n
 }
@@ -150,6 +156,7 @@ func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
 	if err != nil {
 		return nil, err
 	}
+	manifestSrc := src
 	if m.ID != dir {
 		return nil, errAt(file, jsonKeyLine(src, "id"), "id %q differs from the folder name %q", m.ID, dir)
 	}
@@ -185,6 +192,19 @@ func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
 		if src, file, err = read(path.Join("fixtures", part+".json")); err != nil {
 			return nil, err
 		}
+		if part == "client" {
+			sc, err := ParseScenarios(file, src, m)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sc.Scenarios {
+				if _, ok := p.Task.Step(s.Task); !ok {
+					return nil, errAt(file, fixtureLine(src, s.ID), "scenario %q grades task step %d, which task.md does not have", s.ID, s.Task)
+				}
+			}
+			p.Scenarios = sc
+			continue
+		}
 		set, err := ParseFixtures(file, src, m)
 		if err != nil {
 			return nil, err
@@ -198,7 +218,7 @@ func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
 	}
 	for _, lang := range m.Languages {
 		if _, err := fs.Stat(fsys, path.Join(dir, "templates", lang)); err != nil {
-			return nil, errAt(path.Join(dir, "packet.json"), jsonKeyLine(src, "languages"), "language %q has no templates/%s folder", lang, lang)
+			return nil, errAt(path.Join(dir, "packet.json"), jsonKeyLine(manifestSrc, "languages"), "language %q has no templates/%s folder", lang, lang)
 		}
 	}
 	return p, nil

@@ -58,12 +58,9 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// entryHeight is the number of lines one packet takes, blank line included.
-const entryHeight = 5
-
-// summaryLines wraps a summary to exactly two indented lines, the second cut with an ellipsis
+// summaryLines wraps a summary to at most two indented lines, the second cut with an ellipsis
 // when the summary is longer.
-func summaryLines(summary string, width int) string {
+func summaryLines(summary string, width int) []string {
 	lines := strings.Split(wrapHanging("  ", summary, width), "\n")
 	if len(lines) > 2 {
 		if lipgloss.Width(lines[1])+1 > width {
@@ -73,42 +70,49 @@ func summaryLines(summary string, width int) string {
 		}
 		lines = lines[:2]
 	}
-	for len(lines) < 2 {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
-// View draws the title and as many packets as fit, keeping the cursor in sight.
+// entry lays out one packet: title and id, summary, counts and source, then a blank line.
+func (m *catalogModel) entry(i int) []string {
+	st := m.c.st
+	p := m.packets[i]
+	marker, title := "  ", st.accent.Render(p.Title)
+	if i == m.cursor {
+		marker, title = st.accent.Render("> "), st.selected.Render(p.Title)
+	}
+	lines := []string{truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width)}
+	lines = append(lines, summaryLines(p.Summary, m.width)...)
+	counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
+	return append(lines, st.subtle.Render(truncate(counts, m.width)), "")
+}
+
+// View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *catalogModel) View() string {
 	st := m.c.st
-	var b strings.Builder
-	b.WriteString(st.title.Render("kata — MCP engineering katas"))
-	b.WriteString("\n")
-	b.WriteString(st.subtle.Render(fmt.Sprintf("%d packet(s)", len(m.packets))))
-	b.WriteString("\n\n")
+	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(fmt.Sprintf("%d packet(s)", len(m.packets))), ""}
 	if len(m.packets) == 0 {
-		b.WriteString("No packets found.")
-		return b.String()
+		return strings.Join(append(head, "No packets found."), "\n")
 	}
-	fit := max((m.height-3)/entryHeight, 1)
+	room := max(m.height-len(head), 1)
+	entries := make([][]string, len(m.packets))
+	for i := range m.packets {
+		entries[i] = m.entry(i)
+	}
 	first := 0
-	if m.cursor >= fit {
-		first = m.cursor - fit + 1
-	}
-	for i := first; i < len(m.packets) && i < first+fit; i++ {
-		p := m.packets[i]
-		marker, title := "  ", st.accent.Render(p.Title)
-		if i == m.cursor {
-			marker, title = st.accent.Render("> "), st.selected.Render(p.Title)
+	for first < m.cursor {
+		h := 0
+		for _, e := range entries[first : m.cursor+1] {
+			h += len(e)
 		}
-		b.WriteString(truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width))
-		b.WriteString("\n")
-		b.WriteString(summaryLines(p.Summary, m.width))
-		b.WriteString("\n")
-		counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
-		b.WriteString(st.subtle.Render(truncate(counts, m.width)))
-		b.WriteString("\n\n")
+		if h <= room {
+			break
+		}
+		first++
 	}
-	return b.String()
+	lines := head
+	for _, e := range entries[first:] {
+		lines = append(lines, e...)
+	}
+	return strings.Join(lines, "\n")
 }

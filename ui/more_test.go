@@ -121,3 +121,25 @@ func TestEveryScreenFits(t *testing.T) {
 		}
 	}
 }
+
+func TestCatalogScrollsToCursor(t *testing.T) {
+	fsys := fstest.MapFS{}
+	ids := []string{"k-one", "k-two", "k-three", "k-four", "k-five", "k-six"}
+	for _, id := range ids {
+		copyPacket(t, fsys, id, nil)
+	}
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := driverFor(t, lib, 60, 12)
+	d.mustSee("(k-five)")
+	d.mustNotSee("(k-two)") // sorted: five, four, one, six, three, two
+	for range ids {
+		d.press("down")
+	}
+	d.mustSee("> A minimal kata (k-two)")
+	d.checkFrame(60, 12)
+	d.press("enter")
+	d.mustSee("A minimal kata (k-two)", "1 knowledge")
+}

@@ -29,8 +29,8 @@ type Options struct {
 	// Workspace maps a kata id to its workspace folder; nil means katas.DefaultWorkspace.
 	Workspace func(id string) string
 	// Style is the glamour style ("dark", "light", "notty", "ascii"). Empty means automatic:
-	// "dark" at first, "light" if the terminal reports a light background, "notty" under
-	// NO_COLOR. A named style is kept as given.
+	// "dark" at first, "light" if the terminal reports a light background. With NoColor the
+	// style is "notty" (or "ascii" if asked for); otherwise a named style is kept as given.
 	Style string
 	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. New also sets it when the
 	// NO_COLOR environment variable is non-empty.
@@ -133,12 +133,15 @@ func New(lib *katas.Library, opts Options) Model {
 	}
 	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker()}
 	switch {
-	case opts.Style != "":
-		c.mdStyle = opts.Style
-		c.st = newStyles(opts.Style != markdown.StyleLight, opts.NoColor)
 	case opts.NoColor:
 		c.mdStyle = markdown.StyleNoTTY
+		if opts.Style == markdown.StyleASCII {
+			c.mdStyle = opts.Style
+		}
 		c.st = newStyles(true, true)
+	case opts.Style != "":
+		c.mdStyle = opts.Style
+		c.st = newStyles(opts.Style != markdown.StyleLight, false)
 	default:
 		c.autoStyle = true
 		c.setDark(true)

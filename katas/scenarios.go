@@ -1,0 +1,125 @@
+package katas
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ScenarioSet is fixtures/client.json: the hidden scenarios the client harness plays against
+// a learner's retry policy (exercise-orders.md §5).
+type ScenarioSet struct {
+	Part string `json:"part"`
+	// Policy is the default policy sent with every scenario; a scenario may override fields.
+	Policy    Policy     `json:"policy"`
+	Scenarios []Scenario `json:"scenarios"`
+}
+
+// Policy is the retry policy handed to the client with a scenario (exercise-orders.md §5).
+// Nil fields inherit the set's default. Categories defaults to the contract's categories.
+type Policy struct {
+	MaxRetries       *int            `json:"maxRetries,omitempty"`
+	BaseDelaySeconds *float64        `json:"baseDelaySeconds,omitempty"`
+	Multiplier       *float64        `json:"multiplier,omitempty"`
+	Categories       map[string]bool `json:"categories,omitempty"`
+	Escalate         []string        `json:"escalate,omitempty"`
+}
+
+// Merge returns p with every unset field taken from def.
+func (p Policy) Merge(def Policy) Policy {
+	if p.MaxRetries == nil {
+		p.MaxRetries = def.MaxRetries
+	}
+	if p.BaseDelaySeconds == nil {
+		p.BaseDelaySeconds = def.BaseDelaySeconds
+	}
+	if p.Multiplier == nil {
+		p.Multiplier = def.Multiplier
+	}
+	if p.Categories == nil {
+		p.Categories = def.Categories
+	}
+	if p.Escalate == nil {
+		p.Escalate = def.Escalate
+	}
+	return p
+}
+
+// Scenario is one hidden client scenario: the request, the policy, and the tool results the
+// grader plays back on each invoke.
+type Scenario struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Task      int            `json:"task"`
+	Rule      string         `json:"rule"`
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Policy    Policy         `json:"policy"`
+	// Results are played in order; a step with Repeat [min, max] is played a seed-drawn number
+	// of times; the last step repeats for any further invoke.
+	Results []ResultStep `json:"results"`
+	// Pair names a metamorphic pair: scenarios with the same Pair get the same draws and
+	// must produce the same decisions, since only their prose differs.
+	Pair string `json:"pair,omitempty"`
+}
+
+// ResultStep is one tool-result payload of a scenario. String values that are placeholders
+// are drawn from the seed: "{order}" (an order object), "{retry_after}" (whole seconds),
+// "{retryable_category}", "{final_category}" (neither retryable nor escalated),
+// "{escalated_category}", "{unknown_category}" (a category not in the vocabulary),
+// "{prose:retry}" and "{prose:stop}" (explanations that urge the opposite of the flags).
+type ResultStep struct {
+	Repeat  []int          `json:"repeat,omitempty"`
+	Payload map[string]any `json:"payload"`
+}
+
+// ParseScenarios decodes fixtures/client.json and checks it against the manifest: known
+// categories, at least one result per scenario, a valid repeat range.
+func ParseScenarios(file string, src []byte, m *Manifest) (*ScenarioSet, error) {
+	var set ScenarioSet
+	if err := decodeStrict(file, src, &set); err != nil {
+		return nil, err
+	}
+	if len(set.Scenarios) == 0 {
+		return nil, errAt(file, 1, "no scenarios")
+	}
+	if set.Policy.MaxRetries == nil || set.Policy.BaseDelaySeconds == nil || set.Policy.Multiplier == nil {
+		return nil, errAt(file, jsonKeyLine(src, "policy"), "the default policy needs maxRetries, baseDelaySeconds and multiplier")
+	}
+	for _, e := range set.Policy.Escalate {
+		if _, ok := m.Contract.Categories[e]; !ok {
+			return nil, errAt(file, jsonKeyLine(src, "escalate"), "escalate names %q, which is not in the contract (%s)", e, strings.Join(m.Contract.CategoryNames(), ", "))
+		}
+	}
+	seen := map[string]bool{}
+	for i, s := range set.Scenarios {
+		line := fixtureLine(src, s.ID)
+		where := fmt.Sprintf("scenario %d (%q)", i+1, s.ID)
+		switch {
+		case s.ID == "" || seen[s.ID]:
+			return nil, errAt(file, line, "%s: id is empty or used twice", where)
+		case strings.TrimSpace(s.Name) == "":
+			return nil, errAt(file, line, "%s: name is empty", where)
+		case s.Task < 1:
+			return nil, errAt(file, line, "%s: task must name a task step", where)
+		case len(s.Results) == 0:
+			return nil, errAt(file, line, "%s: no results to play", where)
+		}
+		seen[s.ID] = true
+		for _, r := range s.Results {
+			if r.Repeat != nil && (len(r.Repeat) != 2 || r.Repeat[0] < 1 || r.Repeat[1] < r.Repeat[0]) {
+				return nil, errAt(file, line, "%s: repeat must be [min, max] with 1 ≤ min ≤ max", where)
+			}
+			if c, ok := r.Payload["errorCategory"].(string); ok && !strings.HasPrefix(c, "{") {
+				if _, known := m.Contract.Categories[c]; !known {
+					return nil, errAt(file, line, "%s: category %q is not in the contract (%s); use \"{unknown_category}\" to test an unknown one", where, c, strings.Join(m.Contract.CategoryNames(), ", "))
+				}
+			}
+		}
+		for c := range s.Policy.Categories {
+			if _, known := m.Contract.Categories[c]; !known {
+				return nil, errAt(file, line, "%s: policy category %q is not in the contract", where, c)
+			}
+		}
+	}
+	return &set, nil
+}
