@@ -51,6 +51,8 @@ type run struct {
 	start  time.Time
 	// lastProc is the server killed by the last restart, for its stderr tail.
 	lastProc *process
+	// clientSpec launches the learner's client (kata.json "client").
+	clientSpec launchSpec
 }
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
@@ -66,22 +68,44 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	if err := r.prepare(ctx, lib, dir); err != nil {
 		return r.finishError(err)
 	}
-	defer r.api.close()
+	if r.api != nil {
+		defer r.api.close()
+	}
 	ctx, cancel := context.WithTimeout(ctx, runDeadline)
 	defer cancel()
-	r.info("starting the server")
-	conn, err := launchServer(ctx, r.spec, r.viol)
-	if err != nil {
-		return r.finishError(err)
-	}
-	r.conn = conn
-	defer func() {
+	r.total = r.countTests()
+	if r.grades("server") {
+		r.info("starting the server")
+		conn, err := launchServer(ctx, r.spec, r.viol)
+		if err != nil {
+			return r.finishError(err)
+		}
+		r.conn = conn
+		r.runServerTests(ctx)
 		if r.conn != nil {
 			r.conn.close()
+			r.conn = nil
 		}
-	}()
-	r.runServerTests(ctx)
+	}
+	if r.grades("client") {
+		r.runClientTests(ctx)
+	}
 	return r.finish()
+}
+
+// grades reports whether the kata grades the given part.
+func (r *run) grades(part string) bool { return contains(r.packet.Graded, part) }
+
+// countTests is the number of tests the run will report.
+func (r *run) countTests() int {
+	n := 0
+	if set := r.packet.Fixtures["server"]; set != nil && r.grades("server") {
+		n += len(set.Fixtures) + 2
+	}
+	if r.packet.Scenarios != nil && r.grades("client") {
+		n += len(r.packet.Scenarios.Scenarios)
+	}
+	return n
 }
 
 // prepare reads the workspace, checks the graded parts, starts the Orders API and expands the
@@ -100,13 +124,14 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.packet = p
 	r.rep.Kata = p.ID
-	for _, part := range p.Graded {
-		switch part {
-		case "client":
-			if kc.Client == nil {
-				return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command`, p.ID)
-			}
+	if contains(p.Graded, "client") {
+		if kc.Client == nil {
+			return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command (for Python: "client": {"command": "python3", "args": ["client.py"]})`, p.ID)
 		}
+		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: processEnv(nil)}
+	}
+	if !contains(p.Graded, "server") {
+		return r.build(ctx, dir, kc)
 	}
 	mc, err := LoadMCPConfig(dir)
 	if err != nil {
@@ -137,14 +162,21 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, command: exp.Command, args: exp.Args, env: processEnv(exp.Env)}
-	if kc.Build != nil {
-		r.info("building")
-		if err := runBuild(ctx, dir, kc.Build, processEnv(nil)); err != nil {
-			api.close()
-			return err
-		}
+	if err := r.build(ctx, dir, kc); err != nil {
+		api.close()
+		r.api = nil
+		return err
 	}
 	return nil
+}
+
+// build runs kata.json's build command, once per grade, when there is one.
+func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
+	if kc.Build == nil {
+		return nil
+	}
+	r.info("building")
+	return runBuild(ctx, dir, kc.Build, processEnv(nil))
 }
 
 // runBuild runs kata.json's build command once, in its own process group, within the run
@@ -167,7 +199,6 @@ func runBuild(ctx context.Context, dir string, b *Command, env []string) error {
 // runServerTests runs the tools/list check, every server fixture, and the stdout check.
 func (r *run) runServerTests(ctx context.Context) {
 	set := r.packet.Fixtures["server"]
-	r.total = len(set.Fixtures) + 2
 	r.runToolsList(ctx)
 	d := newDrawer(r.rep.Seed)
 	for _, f := range set.Fixtures {
