@@ -32,6 +32,8 @@ type apiRequest struct {
 	Method, Path string
 	Page         int
 	Authorized   bool
+	// Body is a POST's decoded JSON body.
+	Body map[string]any
 }
 
 // behaviour is what the service does for one id.
@@ -41,10 +43,15 @@ type behaviour struct {
 	retryAfter string // "seconds", "http-date" or "none"
 	delay      int    // Retry-After seconds to send
 	order      map[string]any
+	refund     map[string]any
 	pages      [][]map[string]any
 	slowPage   int
+	failPage   int
 	// sentRetryAfter records, per request, the seconds the Retry-After stood for when sent.
 	sentRetryAfter []float64
+	// refundOnly applies the behaviour to POST /refunds only; a lookup of the same order
+	// before the refund gets the order (a server that checks the order first is not confused).
+	refundOnly bool
 }
 
 // startOrdersAPI listens on a free loopback port.
@@ -128,6 +135,19 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = parts[1]
 		b = a.customers[id]
 		req.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	case r.Method == http.MethodPost && len(parts) == 1 && parts[0] == "refunds":
+		var body struct {
+			OrderID string `json:"order_id"`
+			Amount  any    `json:"amount"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body); err != nil {
+			a.mu.Unlock()
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid JSON body"})
+			return
+		}
+		id = body.OrderID
+		b = a.orders[id]
+		req.Body = map[string]any{"order_id": body.OrderID, "amount": body.Amount}
 	default:
 		a.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "no such endpoint: " + r.Method + " " + r.URL.Path})
@@ -144,8 +164,16 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found"})
 		return
 	}
+	if b.refundOnly && r.Method == http.MethodGet {
+		writeJSON(w, http.StatusOK, b.order)
+		return
+	}
 	switch b.kind {
 	case "ok":
+		if r.Method == http.MethodPost {
+			writeJSON(w, http.StatusCreated, b.refund)
+			return
+		}
 		writeJSON(w, http.StatusOK, b.order)
 	case "status":
 		a.writeStatus(w, b)
@@ -169,6 +197,10 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if page == b.slowPage {
 			a.hold(r)
+			return
+		}
+		if page == b.failPage {
+			a.writeStatus(w, b)
 			return
 		}
 		var next any

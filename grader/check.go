@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
@@ -119,6 +120,10 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 			if !sameJSON(payload["order"], dr.beh.order) {
 				add(`"order" was %s; expected the order the API returned, %s`, jsonText(payload["order"]), jsonText(dr.beh.order))
 			}
+		case "refund":
+			if !sameJSON(payload["refund"], dr.beh.refund) {
+				add(`"refund" was %s; expected the refund the API created, %s`, jsonText(payload["refund"]), jsonText(dr.beh.refund))
+			}
 		case "orders", "empty":
 			want := dr.expectedOrders()
 			got, isList := payload["orders"].([]any)
@@ -171,6 +176,13 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 	if r, ok := payload["isRetryable"].(bool); ok && cat == want && r != c.Categories[want] {
 		add("isRetryable was %v; %s is %s", r, want, map[bool]string{true: "retryable", false: "not retryable"}[c.Categories[want]])
 	}
+	checkAttemptedQuery(payload, dr, c, add)
+	checkPartialResults(payload, f, dr, c, add)
+	if _, inContract := c.Fields["field"]; inContract && f.Expect.Field != "" && cat == want {
+		if got, _ := payload["field"].(string); got != f.Expect.Field {
+			add("field was %s; expected %q, the argument's name exactly as in the tool's input schema", jsonText(payload["field"]), f.Expect.Field)
+		}
+	}
 	if _, inContract := c.Fields["retryAfterSeconds"]; inContract {
 		ra, present := payload["retryAfterSeconds"]
 		n, isNum := ra.(float64)
@@ -220,8 +232,20 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, add func(string, 
 		if dr.beh.slowPage > 0 {
 			want = dr.beh.slowPage
 		}
+		if dr.beh.failPage > 0 {
+			want = dr.beh.failPage
+		}
 	}
-	if got := len(out.requests); got > want {
+	reqs := out.requests
+	if dr.beh.refundOnly {
+		reqs = nil
+		for _, r := range out.requests {
+			if r.Method == "POST" {
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	if got := len(reqs); got > want {
 		add("the server made %d requests where %d %s needed; it must make one request per lookup or page and leave retries to the client", got, want, map[bool]string{true: "was", false: "were"}[want == 1])
 	}
 }
@@ -316,4 +340,62 @@ func countRequired(c katas.Contract) int {
 		}
 	}
 	return n
+}
+
+// checkAttemptedQuery: when the contract has attemptedQuery, it is a string that contains
+// every argument value the call was given (checked by containment, so any readable format
+// passes; exercise-orders.md §4).
+func checkAttemptedQuery(payload map[string]any, dr drawn, c katas.Contract, add func(string, ...any)) {
+	if _, ok := c.Fields["attemptedQuery"]; !ok {
+		return
+	}
+	q, ok := payload["attemptedQuery"].(string)
+	if !ok {
+		return // the field type check has already reported it
+	}
+	for _, k := range sortedKeys(dr.args) {
+		if !containsValue(q, dr.args[k]) {
+			add("attemptedQuery %q does not contain the value of %s (%s); it must name every argument the call was given", clipText(q, 200), k, jsonText(dr.args[k]))
+		}
+	}
+}
+
+// containsValue reports whether s contains v written in any usual form: a string as is, a
+// number as 120, 120.0 or 120.00.
+func containsValue(s string, v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(s, x)
+	case float64:
+		forms := []string{strconv.FormatFloat(x, 'f', -1, 64), strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(x, 'f', 2, 64)}
+		for _, f := range forms {
+			if strings.Contains(s, f) {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.Contains(s, jsonText(v))
+}
+
+// checkPartialResults: when the contract has partialResults, it holds the orders fetched
+// before the failure, in order, or null when there were none (exercise-orders.md §4).
+func checkPartialResults(payload map[string]any, f katas.Fixture, dr drawn, c katas.Contract, add func(string, ...any)) {
+	if _, ok := c.Fields["partialResults"]; !ok {
+		return
+	}
+	got, present := payload["partialResults"]
+	var want []map[string]any
+	if dr.beh != nil && len(dr.beh.pages) > 0 {
+		want = dr.expectedOrders()
+	}
+	if len(want) == 0 {
+		if present && got != nil {
+			add("partialResults was %s; expected null, since no orders were fetched before the failure", jsonText(got))
+		}
+		return
+	}
+	if !sameJSON(got, want) {
+		add("partialResults was %s; expected the %d orders of the pages fetched before page %d failed, in order", jsonText(got), len(want), max(dr.beh.slowPage, dr.beh.failPage))
+	}
 }

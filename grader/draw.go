@@ -76,9 +76,19 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 		"{malformed_order_id}":    malformedOrderIDs[d.rng.IntN(len(malformedOrderIDs))],
 		"{malformed_customer_id}": malformedCustomerIDs[d.rng.IntN(len(malformedCustomerIDs))],
 	}
+	numbers := map[string]float64{
+		"{amount}":             math.Round((1+d.rng.Float64()*499)*100) / 100,
+		"{amount_over_limit}":  float64(d.between(501, 5000)),
+		"{amount_nonpositive}": []float64{0, -1, -25.5}[d.rng.IntN(3)],
+	}
 	dr.args = map[string]any{}
-	for k, v := range f.Arguments {
+	for _, k := range sortedKeys(f.Arguments) {
+		v := f.Arguments[k]
 		if s, ok := v.(string); ok {
+			if n, ok := numbers[s]; ok {
+				dr.args[k] = n
+				continue
+			}
 			if r, ok := subst[s]; ok {
 				v = r
 			} else {
@@ -105,6 +115,9 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 	case katas.BackendOK:
 		beh.order = d.order(dr.customerID)
 		beh.order["order_id"] = dr.orderID
+		if f.Tool == "process_refund" {
+			beh.refund = map[string]any{"refund_id": fmt.Sprintf("RF-%d", 10000+d.rng.IntN(90000)), "order_id": dr.orderID, "amount": dr.args["amount"], "status": "approved"}
+		}
 	case katas.BackendPages:
 		n := d.between(b.Pages[0], b.Pages[1])
 		for i := 0; i < n; i++ {
@@ -114,11 +127,22 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 			}
 			beh.pages = append(beh.pages, page)
 		}
-		if b.SlowPage {
+		if b.SlowPage || b.FailPage {
 			for len(beh.pages) < 2 {
 				beh.pages = append(beh.pages, []map[string]any{d.order(dr.customerID)})
 			}
-			beh.slowPage = d.between(2, len(beh.pages))
+			if b.SlowPage {
+				beh.slowPage = d.between(2, len(beh.pages))
+			} else {
+				beh.failPage = d.between(2, len(beh.pages))
+			}
+		}
+	}
+	if f.Tool == "process_refund" {
+		beh.refundOnly = true
+		if beh.order == nil {
+			beh.order = d.order(dr.customerID)
+			beh.order["order_id"] = dr.orderID
 		}
 	}
 	if b.Kind != katas.BackendNone {
@@ -132,11 +156,11 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 	return dr
 }
 
-// expectedOrders returns every order of every page before the slow one, in order.
+// expectedOrders returns every order of every page before the slow or failing one, in order.
 func (dr drawn) expectedOrders() []map[string]any {
 	var all []map[string]any
 	for i, p := range dr.beh.pages {
-		if dr.beh.slowPage == i+1 {
+		if dr.beh.slowPage == i+1 || dr.beh.failPage == i+1 {
 			break
 		}
 		all = append(all, p...)

@@ -53,6 +53,8 @@ type run struct {
 	lastProc *process
 	// clientSpec launches the learner's client (kata.json "client").
 	clientSpec launchSpec
+	// mcp is the workspace's .mcp.json, for the config rules.
+	mcp *MCPConfig
 }
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
@@ -74,6 +76,9 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	ctx, cancel := context.WithTimeout(ctx, runDeadline)
 	defer cancel()
 	r.total = r.countTests()
+	if r.grades("config") && r.packet.ConfigRules != nil {
+		r.runConfigTests()
+	}
 	if r.grades("server") {
 		r.info("starting the server")
 		conn, err := launchServer(ctx, r.spec, r.viol)
@@ -105,6 +110,9 @@ func (r *run) countTests() int {
 	if r.packet.Scenarios != nil && r.grades("client") {
 		n += len(r.packet.Scenarios.Scenarios)
 	}
+	if r.packet.ConfigRules != nil && r.grades("config") {
+		n += len(r.packet.ConfigRules.Rules)
+	}
 	return n
 }
 
@@ -131,12 +139,18 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: processEnv(nil)}
 	}
 	if !contains(p.Graded, "server") {
+		if contains(p.Graded, "config") {
+			if r.mcp, err = LoadMCPConfig(dir); err != nil {
+				return err
+			}
+		}
 		return r.build(ctx, dir, kc)
 	}
 	mc, err := LoadMCPConfig(dir)
 	if err != nil {
 		return err
 	}
+	r.mcp = mc
 	entry, ok := mc.Servers[serverName]
 	if !ok {
 		return submissionErr(".mcp.json", keyLine(mc.raw, "mcpServers"), "no server named %q (found: %s); the grader launches the server named %q", serverName, strings.Join(mc.ServerNames(), ", "), serverName)

@@ -14,7 +14,8 @@ type FixtureSet struct {
 // Fixture is one hidden test of a graded server: the tool call, how the Orders API behaves for
 // the ids in it, and what the kata's contract expects back. Strings in Arguments may hold
 // placeholders the grader draws from the run's seed: {order_id}, {customer_id},
-// {malformed_order_id}, {malformed_customer_id}.
+// {malformed_order_id}, {malformed_customer_id}, and the numbers {amount} (0 < a ≤ 500),
+// {amount_over_limit} (> 500) and {amount_nonpositive} (≤ 0).
 type Fixture struct {
 	// ID is a short stable id, unique in the set (e.g. "lookup-rate-limit-seconds").
 	ID string `json:"id"`
@@ -42,6 +43,8 @@ type Backend struct {
 	Pages []int `json:"pages,omitempty"`
 	// SlowPage makes one later page (2..n, seed-picked) hold the request past the timeout.
 	SlowPage bool `json:"slowPage,omitempty"`
+	// FailPage makes one later page (2..n, seed-picked) answer with a status from Status.
+	FailPage bool `json:"failPage,omitempty"`
 }
 
 // Backend kinds.
@@ -57,7 +60,8 @@ const (
 
 // Expect is what the fixture's call must return.
 type Expect struct {
-	// Success is "order", "orders" or "empty" for a successful call; empty for an error.
+	// Success is "order", "orders", "empty" or "refund" for a successful call; empty for an
+	// error.
 	Success string `json:"success,omitempty"`
 	// Category is the errorCategory of the typed error payload expected.
 	Category string `json:"category,omitempty"`
@@ -98,8 +102,8 @@ func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
 		default:
 			return nil, errAt(file, line, "%s: unknown backend kind %q", where, f.Backend.Kind)
 		}
-		if f.Backend.Kind == BackendStatus && len(f.Backend.Status) == 0 {
-			return nil, errAt(file, line, "%s: backend kind status needs a status list", where)
+		if (f.Backend.Kind == BackendStatus || f.Backend.FailPage) && len(f.Backend.Status) == 0 {
+			return nil, errAt(file, line, "%s: backend kind status (or failPage) needs a status list", where)
 		}
 		if f.Backend.Kind == BackendPages && (len(f.Backend.Pages) != 2 || f.Backend.Pages[0] < 1 || f.Backend.Pages[1] < f.Backend.Pages[0]) {
 			return nil, errAt(file, line, "%s: pages must be [min, max] with 1 ≤ min ≤ max", where)
@@ -119,8 +123,11 @@ func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
 				return nil, errAt(file, line, "%s: category %q is not in the contract (%s)", where, e.Category, strings.Join(m.Contract.CategoryNames(), ", "))
 			}
 		}
-		if e.Success != "" && !contains([]string{"order", "orders", "empty"}, e.Success) {
-			return nil, errAt(file, line, "%s: success must be order, orders or empty", where)
+		if e.Success != "" && !contains([]string{"order", "orders", "empty", "refund"}, e.Success) {
+			return nil, errAt(file, line, "%s: success must be order, orders, empty or refund", where)
+		}
+		if _, hasField := m.Contract.Fields["field"]; hasField && e.Category == "validation" && e.Field == "" {
+			return nil, errAt(file, line, "%s: the contract has `field`, so a validation expectation must name the argument (expect.field)", where)
 		}
 	}
 	if len(fs.Fixtures) == 0 {

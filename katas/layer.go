@@ -86,11 +86,16 @@ func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
 	}
 	nl := &Layer{Packet: packetID, Name: layer}
 	for _, n := range names {
-		b, err := fs.ReadFile(p.fsys, path.Join(p.Dir, layer, n))
+		file := path.Join(p.Dir, layer, n)
+		b, err := fs.ReadFile(p.fsys, file)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path.Join(p.Dir, layer, n), err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		nl.files = append(nl.files, LayerFile{Name: n, Markdown: string(b)})
+		md, err := expandAssets(p.fsys, p.Dir, file, b)
+		if err != nil {
+			return nil, err
+		}
+		nl.files = append(nl.files, LayerFile{Name: n, Markdown: md})
 	}
 	l.releaseLocked()
 	l.resident = nl

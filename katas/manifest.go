@@ -39,6 +39,9 @@ type Manifest struct {
 type Contract struct {
 	// Categories maps errorCategory → isRetryable (for example "rate_limit" → true).
 	Categories map[string]bool `json:"categories"`
+	// CategoriesFrom, when set, names an asset (e.g. "assets/typed-error.json") whose rows'
+	// errorCategory and isRetryable give Categories, so the table exists once.
+	CategoriesFrom string `json:"categories_from,omitempty"`
 	// Fields maps a payload field name to its rule.
 	Fields map[string]FieldRule `json:"fields"`
 }
@@ -119,7 +122,7 @@ func ParseManifest(file string, src []byte) (*Manifest, error) {
 			return nil, errAt(file, fieldLine(name), "contract field %q has unknown type %q", name, f.Type)
 		}
 	}
-	if len(m.Graded) > 0 && len(m.Contract.Categories) == 0 {
+	if len(m.Graded) > 0 && len(m.Contract.Categories) == 0 && m.Contract.CategoriesFrom == "" {
 		return nil, errAt(file, fieldLine("contract"), "a graded packet needs contract.categories")
 	}
 	return &m, nil

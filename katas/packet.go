@@ -26,6 +26,9 @@ type Packet struct {
 	// Scenarios are the client harness's hidden scenarios (fixtures/client.json), when the
 	// packet grades a client.
 	Scenarios *ScenarioSet
+	// ConfigRules are the graded .mcp.json rules (fixtures/config.json), when the packet
+	// grades config.
+	ConfigRules *ConfigSet
 
 	fsys fs.FS
 }
@@ -47,6 +50,9 @@ func (p *Packet) FixtureCount() int {
 	}
 	if p.Scenarios != nil {
 		n += len(p.Scenarios.Scenarios)
+	}
+	if p.ConfigRules != nil {
+		n += len(p.ConfigRules.Rules)
 	}
 	return n
 }
@@ -160,6 +166,20 @@ func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
 	if m.ID != dir {
 		return nil, errAt(file, jsonKeyLine(src, "id"), "id %q differs from the folder name %q", m.ID, dir)
 	}
+	if rel := m.Contract.CategoriesFrom; rel != "" {
+		a, err := ReadAsset(fsys, dir, rel)
+		if err != nil {
+			return nil, err
+		}
+		cats, err := categoriesFromAsset(a, path.Join(dir, rel))
+		if err != nil {
+			return nil, err
+		}
+		if m.Contract.Categories != nil && !sameCategories(m.Contract.Categories, cats) {
+			return nil, errAt(file, jsonKeyLine(src, "categories"), "contract.categories disagrees with %s; keep one source", rel)
+		}
+		m.Contract.Categories = cats
+	}
 	p := &Packet{Manifest: *m, Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
 	for _, layer := range m.Layers {
 		files, err := layerFiles(fsys, dir, layer)
@@ -192,10 +212,35 @@ func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
 		if src, file, err = read(path.Join("fixtures", part+".json")); err != nil {
 			return nil, err
 		}
+		if part == "config" {
+			cs, err := ParseConfigRules(file, src)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range cs.Rules {
+				if _, ok := p.Task.Step(r.Task); !ok {
+					return nil, errAt(file, fixtureLine(src, r.ID), "rule %q grades task step %d, which task.md does not have", r.ID, r.Task)
+				}
+			}
+			p.ConfigRules = cs
+			continue
+		}
 		if part == "client" {
 			sc, err := ParseScenarios(file, src, m)
 			if err != nil {
 				return nil, err
+			}
+			if rel := sc.Policy.From; rel != "" {
+				a, err := ReadAsset(fsys, dir, rel)
+				if err != nil {
+					return nil, err
+				}
+				if err := policyFromAsset(a, path.Join(dir, rel), &sc.Policy, m.Contract.Categories); err != nil {
+					return nil, err
+				}
+				if sc.Policy.MaxRetries == nil || sc.Policy.BaseDelaySeconds == nil || sc.Policy.Multiplier == nil {
+					return nil, errAt(path.Join(dir, rel), 0, "the policy asset must give maxRetries, baseDelaySeconds and multiplier")
+				}
 			}
 			for _, s := range sc.Scenarios {
 				if _, ok := p.Task.Step(s.Task); !ok {
@@ -238,4 +283,16 @@ func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+func sameCategories(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }

@@ -22,6 +22,9 @@ type Policy struct {
 	Multiplier       *float64        `json:"multiplier,omitempty"`
 	Categories       map[string]bool `json:"categories,omitempty"`
 	Escalate         []string        `json:"escalate,omitempty"`
+	// From, in the set's default policy only, names an asset (e.g. assets/client-retry.json)
+	// that supplies the fields left unset here.
+	From string `json:"from,omitempty"`
 }
 
 // Merge returns p with every unset field taken from def.
@@ -82,8 +85,8 @@ func ParseScenarios(file string, src []byte, m *Manifest) (*ScenarioSet, error) 
 	if len(set.Scenarios) == 0 {
 		return nil, errAt(file, 1, "no scenarios")
 	}
-	if set.Policy.MaxRetries == nil || set.Policy.BaseDelaySeconds == nil || set.Policy.Multiplier == nil {
-		return nil, errAt(file, jsonKeyLine(src, "policy"), "the default policy needs maxRetries, baseDelaySeconds and multiplier")
+	if set.Policy.From == "" && (set.Policy.MaxRetries == nil || set.Policy.BaseDelaySeconds == nil || set.Policy.Multiplier == nil) {
+		return nil, errAt(file, jsonKeyLine(src, "policy"), "the default policy needs maxRetries, baseDelaySeconds and multiplier (or \"from\": an asset)")
 	}
 	for _, e := range set.Policy.Escalate {
 		if _, ok := m.Contract.Categories[e]; !ok {

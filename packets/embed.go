@@ -7,5 +7,5 @@ import "embed"
 // FS holds every shipped packet folder at its root (e.g. "mcp-structured-errors/packet.json").
 // The all: prefix keeps dot-files such as a template's .mcp.json.
 //
-//go:embed all:mcp-structured-errors
+//go:embed all:mcp-structured-errors all:mcp-error-responses all:mcp-engineering
 var FS embed.FS

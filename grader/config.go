@@ -1,0 +1,142 @@
+package grader
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// credentialName matches env and header names that carry credentials.
+var credentialName = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|credential|auth|private[_-]?key)`)
+
+// bareDollar matches $VAR without braces, which Claude Code does not expand.
+var bareDollar = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*`)
+
+// homePath matches absolute paths into a user's home folder.
+var homePath = regexp.MustCompile(`(^|[\s="'])(/home/[^/\s"']+|/Users/[^/\s"']+|~/|/root/)`)
+
+// varRef matches one ${VAR} or ${VAR:-default} reference.
+var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}`)
+
+var (
+	detectorOnce sync.Once
+	detector     *detect.Detector
+	detectorErr  error
+)
+
+// secretDetector is gitleaks' detector with its default, maintained rule set (provider key
+// prefixes such as sk-ant-, sk-proj-, ghp_, AKIA, xoxb-; generic API keys by keyword and
+// entropy). Built once: compiling the rules takes a moment.
+func secretDetector() (*detect.Detector, error) {
+	detectorOnce.Do(func() { detector, detectorErr = detect.NewDetectorDefaultConfig() })
+	return detector, detectorErr
+}
+
+// configValue is one string of .mcp.json that Claude Code reads: where it is and what it is.
+type configValue struct {
+	server, where, key, value string
+	line                      int
+}
+
+// configValues lists every command, arg, env, url and header string of every server entry.
+func configValues(mc *MCPConfig) []configValue {
+	var out []configValue
+	for _, name := range mc.ServerNames() {
+		e := mc.Servers[name]
+		add := func(where, key, v string) {
+			if v != "" {
+				out = append(out, configValue{server: name, where: where, key: key, value: v, line: valueLine(mc.raw, v)})
+			}
+		}
+		add("command", "", e.Command)
+		for i, a := range e.Args {
+			add(fmt.Sprintf("args[%d]", i), "", a)
+		}
+		for _, k := range sortedKeys(e.Env) {
+			add("env", k, e.Env[k])
+		}
+		add("url", "", e.URL)
+		for _, k := range sortedKeys(e.Headers) {
+			add("headers", k, e.Headers[k])
+		}
+	}
+	return out
+}
+
+func (v configValue) String() string {
+	s := fmt.Sprintf(".mcp.json:%d: server %q %s", v.line, v.server, v.where)
+	if v.key != "" {
+		s += " " + v.key
+	}
+	return s
+}
+
+// redact shows the first characters of a suspected secret only.
+func redact(s string) string {
+	if len(s) <= 8 {
+		return strings.Repeat("*", len(s))
+	}
+	return s[:6] + "…(" + fmt.Sprint(len(s)) + " chars)"
+}
+
+// checkConfigRule applies one config rule to the workspace's .mcp.json and returns the
+// problems, each naming the line.
+func checkConfigRule(check string, mc *MCPConfig) []string {
+	var probs []string
+	switch check {
+	case "credential-refs":
+		for _, v := range configValues(mc) {
+			if (v.where == "env" || v.where == "headers") && credentialName.MatchString(v.key) {
+				literal := strings.TrimSpace(varRef.ReplaceAllString(v.value, ""))
+				literal = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(literal, "Bearer"), "Basic"))
+				if literal != "" {
+					probs = append(probs, fmt.Sprintf("%s is a literal value (%s); a committed .mcp.json passes credentials only as ${VAR} references, e.g. \"${%s}\"", v, redact(v.value), strings.ToUpper(strings.NewReplacer("-", "_").Replace(v.key))))
+				}
+			}
+		}
+	case "no-literal-secrets":
+		d, err := secretDetector()
+		if err != nil {
+			return []string{"the secret detector could not start: " + err.Error()}
+		}
+		lines := strings.Split(string(mc.raw), "\n")
+		for i, line := range lines {
+			scan := varRef.ReplaceAllString(line, "")
+			for _, f := range d.DetectString(scan) {
+				probs = append(probs, fmt.Sprintf(".mcp.json:%d: %s looks like a secret (gitleaks rule %s: %s); remove it, rotate it, and reference it as ${VAR}", i+1, redact(f.Secret), f.RuleID, strings.TrimSuffix(f.Description, ".")))
+			}
+		}
+	case "no-bare-dollar":
+		for _, v := range configValues(mc) {
+			rest := varRef.ReplaceAllString(v.value, "")
+			if m := bareDollar.FindString(rest); m != "" {
+				probs = append(probs, fmt.Sprintf("%s uses %s without braces; Claude Code expands only ${VAR} and ${VAR:-default}, so the server would receive the literal text %q", v, m, m))
+			}
+		}
+	case "portable-paths":
+		for _, v := range configValues(mc) {
+			if v.where == "command" || strings.HasPrefix(v.where, "args") {
+				if m := homePath.FindString(v.value); m != "" {
+					probs = append(probs, fmt.Sprintf("%s points into a home folder (%q); a project-scope .mcp.json is committed and shared, so use paths relative to the project", v, strings.TrimSpace(m)))
+				}
+			}
+		}
+	default:
+		probs = append(probs, fmt.Sprintf("unknown config check %q", check))
+	}
+	sort.Strings(probs)
+	return probs
+}
+
+// runConfigTests reports each config rule of the kata as a test of its own.
+func (r *run) runConfigTests() {
+	for _, rule := range r.packet.ConfigRules.Rules {
+		r.begin(rule.Name)
+		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
+		r.end(t, checkConfigRule(rule.Check, r.mcp), "")
+	}
+}
