@@ -67,6 +67,8 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		dir = abs
 	}
 	r.rep.Workspace = dir
+	becomeSubreaper()
+	defer func() { reapEscapees(dir, r.token()) }()
 	if err := r.prepare(ctx, lib, dir); err != nil {
 		return r.finishError(err)
 	}
@@ -413,12 +415,16 @@ func (r *run) runStdoutCheck() {
 	var probs []string
 	v := r.viol.all()
 	if len(v) > 0 {
-		p := fmt.Sprintf("%d line(s) on stdout were not JSON-RPC messages; write logs to stderr. First ones:", len(v))
+		p := fmt.Sprintf("%d line(s) on stdout were not JSON-RPC messages; write logs to stderr. First ones:", r.viol.count())
 		for i, x := range v {
 			if i == 3 {
 				break
 			}
-			p += fmt.Sprintf("\n  during %q: %q", x.Test, x.Line)
+			during := "at start-up"
+			if x.Test != "" {
+				during = fmt.Sprintf("during %q", x.Test)
+			}
+			p += fmt.Sprintf("\n  %s: %q", during, x.Line)
 		}
 		probs = append(probs, p)
 	}
@@ -502,4 +508,12 @@ func sortedSteps(tests []TestResult) []int {
 	}
 	sort.Ints(ids)
 	return ids
+}
+
+// token is the run's Orders API token, "" before the API started.
+func (r *run) token() string {
+	if r.api == nil {
+		return ""
+	}
+	return r.api.token
 }

@@ -88,6 +88,9 @@ func startProcess(dir, command string, args, env []string) (*process, error) {
 		return nil, err
 	}
 	cmd.Stderr = p.stderr
+	// A descendant that inherited stderr would keep Wait waiting for the copy to finish:
+	// once the process itself has exited, give its output a moment, then close the pipes.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		var pe *exec.Error
 		if errors.As(err, &pe) {
@@ -95,6 +98,7 @@ func startProcess(dir, command string, args, env []string) (*process, error) {
 		}
 		return nil, fmt.Errorf("cannot start %q: %v", command, err)
 	}
+	limitMemory(cmd.Process.Pid)
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)

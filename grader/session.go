@@ -36,7 +36,12 @@ type violationLog struct {
 	mu   sync.Mutex
 	test string
 	list []violation
+	// dropped counts violations past maxViolations, which are counted but not kept.
+	dropped int
 }
+
+// maxViolations bounds how many stdout violations a run keeps.
+const maxViolations = 100
 
 func (v *violationLog) setTest(name string) {
 	v.mu.Lock()
@@ -47,7 +52,18 @@ func (v *violationLog) setTest(name string) {
 func (v *violationLog) add(line string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if len(v.list) >= maxViolations {
+		v.dropped++
+		return
+	}
 	v.list = append(v.list, violation{Line: clipText(line, 200), Test: v.test})
+}
+
+// count is the number of violations seen, kept or not.
+func (v *violationLog) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.list) + v.dropped
 }
 
 func (v *violationLog) all() []violation {

@@ -18,13 +18,18 @@ func DefaultWorkspace(id string) string {
 	return filepath.Join(xdg.DataHome, "kata", "workspaces", id)
 }
 
+// TemplateSuffix is stripped from template file names when a workspace is written
+// ("main.go.tmpl" becomes "main.go").
+const TemplateSuffix = ".tmpl"
+
 // ErrWorkspaceExists is returned by Init when the target folder already holds files: a
 // learner's work is never overwritten.
 var ErrWorkspaceExists = errors.New("workspace folder is not empty")
 
 // Init writes a starter workspace for lang into dir: the files of templates/<lang>/ and TASK.md
 // (the packet's task.md). dir is created if needed and must be empty; an existing non-empty
-// folder gives ErrWorkspaceExists and is left untouched. Python byte-code caches are skipped.
+// folder gives ErrWorkspaceExists and is left untouched. Python byte-code caches are skipped,
+// and a trailing TemplateSuffix is removed from file names.
 func (p *Packet) Init(dir, lang string) error {
 	if !contains(p.Languages, lang) {
 		return fmt.Errorf("kata %s has no %q template (languages: %s)", p.ID, lang, strings.Join(p.Languages, ", "))
@@ -54,6 +59,9 @@ func (p *Packet) Init(dir, lang string) error {
 		if err != nil {
 			return err
 		}
+		// Go sources and go.mod are stored as *.tmpl: the Go tool would otherwise compile a
+		// template as part of this module, and go:embed skips folders holding a go.mod.
+		rel = strings.TrimSuffix(rel, TemplateSuffix)
 		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), b, 0o644)
 	})
 	if err != nil {

@@ -155,7 +155,13 @@ export class Server {
     }
     // EOF: the client closed our stdin. Let the last answer drain, then exit cleanly even if a
     // socket or timer is still open.
-    await this._write("").catch(() => {});
+    await new Promise((resolve) => {
+      try {
+        write("", () => resolve());
+      } catch {
+        resolve();
+      }
+    });
     process.exit(0);
   }
 
