@@ -19,7 +19,7 @@ type callOutcome struct {
 	res *mcp.CallToolResult
 	err error
 	// requests are the Orders API requests made for the fixture's id during the call;
-	// strayRequests counts all requests made during the call (for argument checks).
+	// strayRequests counts requests for ids no fixture registered, made during the call.
 	requests      []apiRequest
 	strayRequests int
 	// retryAfterSent is the Retry-After the service sent, in seconds, when it sent one.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,13 +45,13 @@ type run struct {
 	spec   launchSpec
 	api    *ordersAPI
 	viol   *violationLog
-	conn   *serverConn
 	rep    *Report
 	opts   Options
 	total  int
 	start  time.Time
-	// lastProc is the server killed by the last restart, for its stderr tail.
-	lastProc *process
+	// mu guards rep.Tests, done and progress calls: fixtures run concurrently.
+	mu   sync.Mutex
+	done int
 	// clientSpec launches the learner's client (kata.json "client").
 	clientSpec launchSpec
 	// mcp is the workspace's .mcp.json, for the config rules.
@@ -87,12 +88,9 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		if err != nil {
 			return r.finishError(err)
 		}
-		r.conn = conn
-		r.runServerTests(ctx)
-		if r.conn != nil {
-			r.conn.close()
-			r.conn = nil
-		}
+		main := &worker{conn: conn}
+		r.runServerTests(ctx, main)
+		main.stop()
 	}
 	if r.grades("client") {
 		r.runClientTests(ctx)
@@ -212,25 +210,71 @@ func runBuild(ctx context.Context, dir string, b *Command, env []string) error {
 	return nil
 }
 
-// runServerTests runs the tools/list check, every server fixture, and the stdout check.
-func (r *run) runServerTests(ctx context.Context) {
-	set := r.packet.Fixtures["server"]
-	r.runToolsList(ctx)
-	d := newDrawer(r.rep.Seed)
-	for _, f := range set.Fixtures {
-		r.runFixture(ctx, f, d.draw(f))
+// worker is one server instance and the tests it runs, one at a time.
+type worker struct {
+	conn *serverConn
+	// lastProc is the server killed by the last restart, for its stderr tail.
+	lastProc *process
+}
+
+// stop ends the worker's server.
+func (w *worker) stop() {
+	if w.conn != nil {
+		w.conn.close()
+		w.conn = nil
 	}
+}
+
+// mustWait reports whether a fixture spends most of its time waiting for a timeout.
+func mustWait(f katas.Fixture) bool {
+	return f.Backend.Kind == katas.BackendSlow || f.Backend.SlowPage
+}
+
+// runServerTests runs the tools/list check, every server fixture, and the stdout check.
+// Fixtures that must wait for a timeout each run on an extra server instance, concurrently
+// with the rest, so a full grade costs about one slow fixture plus start-up, not their sum.
+// Values are drawn in fixture order before anything runs, so a seed repeats exactly.
+func (r *run) runServerTests(ctx context.Context, main *worker) {
+	set := r.packet.Fixtures["server"]
+	r.runToolsList(ctx, main)
+	d := newDrawer(r.rep.Seed)
+	draws := make([]drawn, len(set.Fixtures))
+	for i, f := range set.Fixtures {
+		draws[i] = d.draw(f)
+	}
+	results := make([]TestResult, len(set.Fixtures))
+	var wg sync.WaitGroup
+	for i, f := range set.Fixtures {
+		if mustWait(f) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := &worker{}
+				defer w.stop()
+				results[i] = r.runFixture(ctx, w, f, draws[i])
+			}()
+		}
+	}
+	for i, f := range set.Fixtures {
+		if !mustWait(f) {
+			results[i] = r.runFixture(ctx, main, f, draws[i])
+		}
+	}
+	wg.Wait()
+	r.mu.Lock()
+	r.rep.Tests = append(r.rep.Tests, results...)
+	r.mu.Unlock()
 	r.runStdoutCheck()
 }
 
-func (r *run) runToolsList(ctx context.Context) {
+func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
 	r.begin(name)
 	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema"}
-	mark := r.conn.proc.stderr.mark()
+	mark := w.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
-	res, err := r.conn.session.ListTools(cctx, nil)
+	res, err := w.conn.session.ListTools(cctx, nil)
 	var probs []string
 	if err != nil {
 		probs = append(probs, fmt.Sprintf("tools/list failed: %v", err))
@@ -245,7 +289,7 @@ func (r *run) runToolsList(ctx context.Context) {
 			}
 		}
 	}
-	t.Output = r.conn.proc.stderr.since(mark, outputCap)
+	t.Output = w.conn.proc.stderr.since(mark, outputCap)
 	r.end(t, probs, "")
 }
 
@@ -269,25 +313,23 @@ func callDeadline(dr drawn) time.Duration {
 	return time.Duration(pages)*apiTimeout + callSlack
 }
 
-// runFixture makes one fixture's call and checks it; a server that hangs or dies fails the
-// test and is restarted for the next one.
-func (r *run) runFixture(ctx context.Context, f katas.Fixture, dr drawn) {
+// runFixture makes one fixture's call on the worker's server and checks it; a server that
+// hangs or dies fails the test and is restarted for the worker's next one. The result is
+// announced as done and returned; the caller records it in order.
+func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, dr drawn) TestResult {
 	r.begin(f.Name)
 	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule}
 	if ctx.Err() != nil {
 		t.Status, t.Message = StatusError, fmt.Sprintf("not run: the grading run's %s deadline passed", runDeadline)
-		r.record(t)
-		return
+		return r.announce(t)
 	}
-	if r.conn == nil {
-		r.info("restarting the server")
+	if w.conn == nil {
 		conn, err := launchServer(ctx, r.spec, r.viol)
 		if err != nil {
-			t.Status, t.Message = StatusError, "the server could not be restarted: "+err.Error()
-			r.record(t)
-			return
+			t.Status, t.Message = StatusError, "the server could not be (re)started: "+err.Error()
+			return r.announce(t)
 		}
-		r.conn = conn
+		w.conn = conn
 	}
 	if dr.beh != nil {
 		if f.Tool == "search_orders" {
@@ -296,14 +338,14 @@ func (r *run) runFixture(ctx context.Context, f katas.Fixture, dr drawn) {
 			r.api.setOrder(dr.id, dr.beh)
 		}
 	}
-	r.viol.setTest(f.Name)
-	mark := r.conn.proc.stderr.mark()
-	before := r.api.totalRequests()
+	w.conn.label.set(f.Name)
+	mark := w.conn.proc.stderr.mark()
+	before := r.api.strayRequests()
 	deadline := callDeadline(dr)
 	cctx, cancel := context.WithTimeout(ctx, deadline)
-	res, err := r.conn.session.CallTool(cctx, &mcp.CallToolParams{Name: f.Tool, Arguments: dr.args})
+	res, err := w.conn.session.CallTool(cctx, &mcp.CallToolParams{Name: f.Tool, Arguments: dr.args})
 	cancel()
-	out := callOutcome{res: res, err: err, strayRequests: r.api.totalRequests() - before}
+	out := callOutcome{res: res, err: err, strayRequests: r.api.strayRequests() - before}
 	if dr.id != "" {
 		out.requests = r.api.requestsFor(dr.id)
 		out.retryAfterSent, out.hasRetryAfterSent = r.api.retryAfterSent(dr.id)
@@ -314,41 +356,41 @@ func (r *run) runFixture(ctx context.Context, f katas.Fixture, dr drawn) {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
 		t.Status = StatusError
 		probs = []string{fmt.Sprintf("the grading run's %s deadline passed during this call", runDeadline)}
-		r.restart()
+		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		probs = []string{fmt.Sprintf("no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())}
-		r.restart()
-	case err != nil && !errors.As(err, &rpc) && r.serverDied():
-		_, how := r.conn.proc.exited()
+		w.restart()
+	case err != nil && !errors.As(err, &rpc) && w.serverDied():
+		_, how := w.conn.proc.exited()
 		probs = []string{fmt.Sprintf("the server %s during this call; it was restarted for the next test", how)}
-		r.restart()
+		w.restart()
 	default:
 		probs = checkCall(f, dr, out, r.packet.Contract)
 	}
-	if r.conn != nil {
-		t.Output = r.conn.proc.stderr.since(mark, outputCap)
-	} else if r.lastProc != nil {
-		t.Output = r.lastProc.stderr.since(mark, outputCap)
+	if w.conn != nil {
+		t.Output = w.conn.proc.stderr.since(mark, outputCap)
+	} else if w.lastProc != nil {
+		t.Output = w.lastProc.stderr.since(mark, outputCap)
 	}
-	r.end(t, probs, r.failureDetail(f, dr, res, err))
+	return r.announce(finish(t, probs, r.failureDetail(f, dr, res, err)))
 }
 
-// serverDied reports whether the server process ended, waiting briefly for it to be reaped.
-func (r *run) serverDied() bool {
+// serverDied reports whether the worker's server ended, waiting briefly for it to be reaped.
+func (w *worker) serverDied() bool {
 	select {
-	case <-r.conn.proc.done:
+	case <-w.conn.proc.done:
 		return true
 	case <-time.After(time.Second):
 		return false
 	}
 }
 
-// restart kills the current server; the next test launches a fresh one.
-func (r *run) restart() {
-	if r.conn != nil {
-		r.lastProc = r.conn.proc
-		r.conn.close()
-		r.conn = nil
+// restart kills the worker's server; its next test launches a fresh one.
+func (w *worker) restart() {
+	if w.conn != nil {
+		w.lastProc = w.conn.proc
+		w.conn.close()
+		w.conn = nil
 	}
 }
 
@@ -433,19 +475,23 @@ func (r *run) runStdoutCheck() {
 
 // begin announces a test.
 func (r *run) begin(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Phase: "start", Test: name, Done: len(r.rep.Tests), Total: r.total})
+		r.opts.Progress(Event{Phase: PhaseStart, Test: name, Done: r.done, Total: r.total})
 	}
 }
 
 func (r *run) info(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Phase: "info", Message: msg, Done: len(r.rep.Tests), Total: r.total})
+		r.opts.Progress(Event{Phase: PhaseInfo, Message: msg, Done: r.done, Total: r.total})
 	}
 }
 
-// end records a test from its problems: none is a pass.
-func (r *run) end(t TestResult, probs []string, detail string) {
+// finish sets a test's status from its problems (none is a pass) and its message.
+func finish(t TestResult, probs []string, detail string) TestResult {
 	if t.Status == "" {
 		t.Status = StatusPass
 		if len(probs) > 0 {
@@ -458,14 +504,32 @@ func (r *run) end(t TestResult, probs []string, detail string) {
 			t.Message += "\n" + detail
 		}
 	}
-	r.record(t)
+	return t
 }
 
-func (r *run) record(t TestResult) {
-	r.rep.Tests = append(r.rep.Tests, t)
+// end records a test from its problems.
+func (r *run) end(t TestResult, probs []string, detail string) {
+	r.record(finish(t, probs, detail))
+}
+
+// announce reports a finished test to the progress callback without recording it.
+func (r *run) announce(t TestResult) TestResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Phase: "done", Test: t.Name, Result: &r.rep.Tests[len(r.rep.Tests)-1], Done: len(r.rep.Tests), Total: r.total})
+		tc := t
+		r.opts.Progress(Event{Phase: PhaseDone, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
 	}
+	return t
+}
+
+// record announces a test and appends it to the report.
+func (r *run) record(t TestResult) {
+	r.announce(t)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Tests = append(r.rep.Tests, t)
 }
 
 func (r *run) finish() *Report {

@@ -34,7 +34,6 @@ type violation struct {
 // violationLog collects stdout violations over every server instance of a run.
 type violationLog struct {
 	mu   sync.Mutex
-	test string
 	list []violation
 	// dropped counts violations past maxViolations, which are counted but not kept.
 	dropped int
@@ -43,20 +42,33 @@ type violationLog struct {
 // maxViolations bounds how many stdout violations a run keeps.
 const maxViolations = 100
 
-func (v *violationLog) setTest(name string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.test = name
-}
-
-func (v *violationLog) add(line string) {
+func (v *violationLog) add(line, test string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if len(v.list) >= maxViolations {
 		v.dropped++
 		return
 	}
-	v.list = append(v.list, violation{Line: clipText(line, 200), Test: v.test})
+	v.list = append(v.list, violation{Line: clipText(line, 200), Test: test})
+}
+
+// testLabel is the name of the test a server instance is running, for attributing stdout
+// violations when several instances run at once.
+type testLabel struct {
+	mu   sync.Mutex
+	name string
+}
+
+func (l *testLabel) set(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.name = name
+}
+
+func (l *testLabel) get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.name
 }
 
 // count is the number of violations seen, kept or not.
@@ -76,6 +88,7 @@ func (v *violationLog) all() []violation {
 type serverConn struct {
 	proc    *process
 	session *mcp.ClientSession
+	label   *testLabel
 }
 
 // launchSpec is everything needed to (re)start the learner's server.
@@ -95,7 +108,8 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		return nil, err
 	}
 	pr, pw := io.Pipe()
-	go filterStdout(proc.stdout, pw, viol)
+	label := &testLabel{}
+	go filterStdout(proc.stdout, pw, viol, label)
 	client := mcp.NewClient(&mcp.Implementation{Name: "kata-grader", Version: "1"}, nil)
 	transport := &mcp.IOTransport{Reader: pr, Writer: proc.stdin, MaxLineLength: maxMessage + 1024}
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
@@ -127,7 +141,7 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		}
 		return nil, &SubmissionError{Msg: msg}
 	}
-	return &serverConn{proc: proc, session: session}, nil
+	return &serverConn{proc: proc, session: session, label: label}, nil
 }
 
 // close ends the session and the server's whole process group.
@@ -144,19 +158,19 @@ func (c *serverConn) close() {
 
 // filterStdout copies JSON-RPC lines from the server's stdout to w and records every other
 // line as a violation. A line over maxMessage is a violation too and is discarded.
-func filterStdout(r io.Reader, w *io.PipeWriter, viol *violationLog) {
+func filterStdout(r io.Reader, w *io.PipeWriter, viol *violationLog, label *testLabel) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, maxMessage)
 		if tooLong {
-			viol.add(fmt.Sprintf("a message larger than %d bytes (%s…)", maxMessage, clipText(string(line), 60)))
+			viol.add(fmt.Sprintf("a message larger than %d bytes (%s…)", maxMessage, clipText(string(line), 60)), label.get())
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
 			if isJSONRPC(t) {
 				if _, werr := w.Write(append(t, '\n')); werr != nil {
 					return
 				}
 			} else {
-				viol.add(string(t))
+				viol.add(string(t), label.get())
 			}
 		}
 		if err != nil {

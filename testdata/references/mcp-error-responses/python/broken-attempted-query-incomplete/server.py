@@ -1,8 +1,8 @@
 """The orders MCP server: a BROKEN reference for mcp-error-responses.
 
 It is correct/server.py with one fault, marked FAULT below:
-attemptedQuery names only the call's first argument, so every process_refund error leaves out the
-amount.
+once process_refund's arguments have passed validation, attemptedQuery records the order id only:
+the business, permission and transient errors of a refund leave out the amount.
 """
 
 import http.client
@@ -75,9 +75,10 @@ def attempted_query(tool, arguments, names, detail=None):
 
     "process_refund order_id: ORD-8821, amount: 750" or "lookup_order with no order_id".
     """
-    # FAULT: only the first argument is recorded; a refund's amount never appears
-    given = [f"{name}: {show_value(arguments[name])}" for name in names[:1] if name in arguments]
-    missing = [name for name in names[:1] if name not in arguments]
+    given = [f"{name}: {show_value(arguments[name])}" for name in names if name in arguments]
+    given += [f"{name}: {show_value(arguments[name])}"
+              for name in sorted(arguments) if name not in names]
+    missing = [name for name in names if name not in arguments]
     text = tool
     if given:
         text += " " + ", ".join(given)
@@ -362,7 +363,10 @@ def process_refund(arguments):
         # One POST, never repeated here: a repeat could pay the refund twice.
         refund = api_request(call, "POST", "/refunds", {"order_id": order_id, "amount": amount})
     except ToolFailure as failure:
-        return typed_error(failure, "process_refund", arguments, ["order_id", "amount"])
+        if failure.category == "validation":
+            return typed_error(failure, "process_refund", arguments, ["order_id", "amount"])
+        # FAULT: past validation, attemptedQuery records the order id only, not the amount
+        return typed_error(failure, "process_refund", {"order_id": order_id}, ["order_id"])
     return ok({"refund": refund})
 
 

@@ -1,10 +1,9 @@
 // The orders MCP server: a HOSTILE reference for mcp-structured-errors.
 //
 // It is correct/server.mjs with one fault, marked FAULT below:
-// the first search_orders call of a run never returns (it waits forever); after the grader
-// restarts it, it behaves.
+// a search for a customer without orders never returns (it waits forever); every other
+// call behaves.
 
-import { existsSync, writeFileSync } from "node:fs";
 
 import { Server, log, ok, toolError } from "./mcp_shim.mjs";
 
@@ -227,12 +226,6 @@ async function lookupOrder(args) {
 
 async function searchOrders(args) {
   log("search_orders", JSON.stringify(args));
-  // FAULT: the first search_orders call of a grading run never returns. A marker file in
-  // the workspace makes the restarted server behave, so exactly one test hangs.
-  if (!existsSync(".hung-once")) {
-    writeFileSync(".hung-once", "");
-    await new Promise(() => setInterval(() => {}, 3600 * 1000));
-  }
   const orders = [];
   try {
     const customerId = requireArg(args, "customer_id", CUSTOMER_ID, "C- and digits, e.g. C-1042");
@@ -251,6 +244,11 @@ async function searchOrders(args) {
       }
       orders.push(...list);
       page = body.next_page;
+      // FAULT: a customer without orders makes the call hang forever, so exactly one test
+      // (the empty search) hangs, whatever the seed and however tests are scheduled.
+      if ((page === null || page === undefined) && orders.length === 0) {
+        await new Promise(() => setInterval(() => {}, 3600 * 1000));
+      }
     }
   } catch (error) {
     if (error instanceof ToolFailure) {

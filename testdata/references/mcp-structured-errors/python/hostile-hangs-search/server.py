@@ -1,7 +1,7 @@
 """The orders MCP server: a HOSTILE reference for mcp-structured-errors.
 
 It is correct/server.py with one fault, marked FAULT below:
-the first search_orders call of a run never returns (it sleeps forever); after the grader restarts it, it behaves.
+a search for a customer without orders never returns (it sleeps forever); every other call behaves.
 """
 
 import email.utils
@@ -205,12 +205,6 @@ def lookup_order(arguments):
 @server.tool("search_orders", "List every order of one customer, all pages.", SEARCH_ORDERS_SCHEMA)
 def search_orders(arguments):
     log("search_orders", json.dumps(arguments))
-    # FAULT: the first search_orders call of a grading run never returns. A marker file in
-    # the workspace makes the restarted server behave, so exactly one test hangs.
-    if not os.path.exists(".hung-once"):
-        open(".hung-once", "w").close()
-        while True:
-            time.sleep(3600)
     try:
         customer_id = require(arguments, "customer_id", CUSTOMER_ID, "C- and digits, e.g. C-1042")
         orders = []
@@ -227,6 +221,11 @@ def search_orders(arguments):
                 raise ToolFailure("transient", f"GET {path} answered 200 without an orders list.")
             orders.extend(body.get("orders", []))
             page = body.get("next_page")
+            # FAULT: a customer without orders makes the call hang forever, so exactly one
+            # test (the empty search) hangs, whatever the seed and however tests are scheduled.
+            if page is None and not orders:
+                while True:
+                    time.sleep(3600)
     except ToolFailure as failure:
         return typed_error(failure)
     return ok({"orders": orders})

@@ -1,8 +1,8 @@
 // The orders MCP server: a HOSTILE reference for mcp-structured-errors.
 //
 // It is correct/cmd/server/main.go with one fault, marked FAULT below:
-// the first search_orders call of a run never returns (it sleeps forever); after the grader
-// restarts it, it behaves.
+// a search for a customer without orders never returns (it sleeps forever); every other
+// call behaves.
 package main
 
 import (
@@ -245,14 +245,6 @@ func lookupOrder(arguments map[string]any) shim.Result {
 
 func searchOrders(arguments map[string]any) shim.Result {
 	shim.Log("search_orders", arguments)
-	// FAULT: the first search_orders call of a grading run never returns. A marker file in
-	// the workspace makes the restarted server behave, so exactly one test hangs.
-	if _, err := os.Stat(".hung-once"); errors.Is(err, os.ErrNotExist) {
-		os.WriteFile(".hung-once", nil, 0o644)
-		for {
-			time.Sleep(time.Hour)
-		}
-	}
 	customerID, f := require(arguments, "customer_id", customerIDPattern, "C- and digits, e.g. C-1042")
 	if f != nil {
 		return typedError(f)
@@ -281,6 +273,13 @@ func searchOrders(arguments map[string]any) shim.Result {
 		}
 		orders = append(orders, list...)
 		page = object["next_page"]
+		// FAULT: a customer without orders makes the call hang forever, so exactly one test
+		// (the empty search) hangs, whatever the seed and however tests are scheduled.
+		if page == nil && len(orders) == 0 {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
 	}
 	return shim.OK(map[string]any{"orders": orders})
 }
