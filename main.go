@@ -191,9 +191,12 @@ func newInitCmd() *cobra.Command {
 
 func newGradeCmd() *cobra.Command {
 	var (
-		asJSON  bool
-		seed    int64
-		verbose bool
+		asJSON      bool
+		seed        int64
+		verbose     bool
+		watch       bool
+		junitFile   string
+		resultsFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "grade [DIR]",
@@ -214,26 +217,46 @@ func newGradeCmd() *cobra.Command {
 			errw := cmd.ErrOrStderr()
 			if !asJSON && isTerminal(errw) {
 				opts.Progress = func(e grader.Event) {
-					if e.Phase == "start" {
+					if e.Phase == grader.PhaseStart {
 						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
 					}
 				}
 			}
-			rep := grader.Grade(ctx, lib, dir, opts)
-			if opts.Progress != nil {
-				fmt.Fprint(errw, "\r\x1b[K")
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				if err := grader.WriteJSON(out, rep); err != nil {
-					return err
+			gradeOnce := func() (*grader.Report, error) {
+				rep := grader.Grade(ctx, lib, dir, opts)
+				if opts.Progress != nil {
+					fmt.Fprint(errw, "\r\x1b[K")
 				}
-			} else {
+				if err := writeReportFiles(rep, resultsFile, junitFile); err != nil {
+					return rep, err
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					return rep, grader.WriteJSON(out, rep)
+				}
 				to := grader.TextOptions{Color: isTerminal(out) && os.Getenv("NO_COLOR") == "", Verbose: verbose}
 				if p, ok := lib.Get(rep.Kata); ok {
 					to.Steps = grader.StepTitles(p)
 				}
 				grader.WriteText(out, rep, to)
+				return rep, nil
+			}
+			rep, err := gradeOnce()
+			if err != nil {
+				return err
+			}
+			if watch {
+				fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				werr := grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
+					fmt.Fprintln(errw, "\n── a file changed · grading… ──")
+					if r, err := gradeOnce(); err == nil {
+						rep = r
+					}
+					fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				})
+				if werr != nil && ctx.Err() == nil {
+					return werr
+				}
 			}
 			if code := rep.ExitCode(); code != 0 {
 				return exitError{code}
@@ -241,10 +264,36 @@ func newGradeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (Exercism results.json v3 fields plus kata, seed, duration_ms)")
-	cmd.Flags().Int64Var(&seed, "seed", 0, "repeat a run's random draws (the report prints its seed)")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr for failed tests")
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON (Exercism results.json v3 fields plus kata, seed, duration_ms)")
+	f.Int64Var(&seed, "seed", 0, "repeat a run's random draws (the report prints its seed)")
+	f.BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr for failed tests")
+	f.BoolVarP(&watch, "watch", "w", false, "re-grade each time a workspace file is saved (ctrl+c to stop)")
+	f.StringVar(&resultsFile, "results", "", "also write the JSON report to `FILE` (always written, even when the submission cannot be graded)")
+	f.StringVar(&junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
 	return cmd
+}
+
+// writeReportFiles writes the reports asked for with --results and --junit.
+func writeReportFiles(rep *grader.Report, resultsFile, junitFile string) error {
+	write := func(path string, fn func(io.Writer, *grader.Report) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		if err := fn(f, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if err := write(resultsFile, grader.WriteJSON); err != nil {
+		return err
+	}
+	return write(junitFile, grader.WriteJUnit)
 }
 
 // termSize returns the terminal's columns and rows.

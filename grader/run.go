@@ -318,7 +318,9 @@ func callDeadline(dr drawn) time.Duration {
 // announced as done and returned; the caller records it in order.
 func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, dr drawn) TestResult {
 	r.begin(f.Name)
+	started := time.Now()
 	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule}
+	defer func() { t.Duration = time.Since(started) }()
 	if ctx.Err() != nil {
 		t.Status, t.Message = StatusError, fmt.Sprintf("not run: the grading run's %s deadline passed", runDeadline)
 		return r.announce(t)
@@ -372,6 +374,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, dr dra
 	} else if w.lastProc != nil {
 		t.Output = w.lastProc.stderr.since(mark, outputCap)
 	}
+	t.Duration = time.Since(started)
 	return r.announce(finish(t, probs, r.failureDetail(f, dr, res, err)))
 }
 
