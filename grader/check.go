@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -360,16 +361,17 @@ func checkAttemptedQuery(payload map[string]any, dr drawn, c katas.Contract, add
 	}
 }
 
-// containsValue reports whether s contains v written in any usual form: a string as is, a
-// number as 120, 120.0 or 120.00.
+// containsValue reports whether s contains v written in any usual form: a string as is; a
+// number as 120, 120.0 or 120.00, standing alone (not as part of a longer number or id, so
+// "ORD-1234" does not contain -1 and "100" does not contain 10).
 func containsValue(s string, v any) bool {
 	switch x := v.(type) {
 	case string:
 		return strings.Contains(s, x)
 	case float64:
-		forms := []string{strconv.FormatFloat(x, 'f', -1, 64), strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(x, 'f', 2, 64)}
-		for _, f := range forms {
-			if strings.Contains(s, f) {
+		for _, f := range []string{strconv.FormatFloat(x, 'f', -1, 64), strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(x, 'f', 2, 64)} {
+			re := regexp.MustCompile(`(^|[^0-9.\-])` + regexp.QuoteMeta(f) + `($|[^0-9])`)
+			if re.MatchString(s) {
 				return true
 			}
 		}

@@ -49,3 +49,24 @@ func TestCallerSecretsAreNotInherited(t *testing.T) {
 		t.Error("a caller variable other than HOME, PATH, USER, LANG, TMPDIR was expandable")
 	}
 }
+
+func TestContainsValueMatchesWholeNumbers(t *testing.T) {
+	cases := []struct {
+		s    string
+		v    any
+		want bool
+	}{
+		{"process_refund order_id=ORD-8821 amount=120", 120.0, true},
+		{"amount: 120.0", 120.0, true},
+		{"amount 99.5", 99.5, true},
+		{"order ORD-1234", -1.0, false},
+		{"amount=-1", -1.0, true},
+		{"amount 1000", 100.0, false},
+		{"order_id: ORD-8821", "ORD-8821", true},
+	}
+	for _, c := range cases {
+		if got := containsValue(c.s, c.v); got != c.want {
+			t.Errorf("containsValue(%q, %v) = %v, want %v", c.s, c.v, got, c.want)
+		}
+	}
+}
