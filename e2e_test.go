@@ -67,6 +67,9 @@ func TestEndToEndInTmux(t *testing.T) {
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 
 	s.send("Structured errors in MCP")
+	// The catalog is sorted by id: mcp-engineering, mcp-error-responses, mcp-structured-errors.
+	s.send("> Error responses", "Down")
+	s.send("> Structured errors", "Down")
 	s.send("The mental model", "Enter")              // knowledge layer
 	scr := s.send("Good payloads", "Right", "Right") // examples layer replaces knowledge
 	if strings.Contains(scr, "The mental model") {
