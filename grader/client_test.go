@@ -128,3 +128,14 @@ func TestOracleFollowsTheRules(t *testing.T) {
 		}
 	}
 }
+
+func copyFile(tb testing.TB, from, to string) {
+	tb.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
