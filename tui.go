@@ -11,7 +11,7 @@ import (
 
 // runTUI opens the terminal UI on the library.
 func runTUI(lib *katas.Library) error {
-	return ui.Run(lib, ui.Options{})
+	return ui.Run(lib, ui.Options{Watch: true})
 }
 
 // showRendered prints Markdown rendered for a terminal of the current width (glamour, dark

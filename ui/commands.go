@@ -214,3 +214,74 @@ func initWorkspace(p *katas.Packet, dir, lang string) tea.Cmd {
 		return workspaceMsg{packet: p.ID, dir: dir, exists: true, created: true}
 	}
 }
+
+// workspaceChangedMsg says a file of the watched workspace dir was saved.
+type workspaceChangedMsg struct {
+	dir string
+}
+
+// watcher re-grades a workspace on save: grader.WatchWorkspace feeds its channel, and
+// waitChange turns each change into a message.
+type watcher struct {
+	dir     string
+	changes chan struct{}
+	cancel  context.CancelFunc
+}
+
+// watchers owns the running workspace watchers, one per folder, until the program ends.
+type watchers struct {
+	mu   sync.Mutex
+	byID map[string]*watcher
+	// Debounce is the quiet time after a save; tests shorten it.
+	debounce time.Duration
+}
+
+func newWatchers() *watchers {
+	return &watchers{byID: map[string]*watcher{}, debounce: grader.DefaultDebounce}
+}
+
+// watch starts watching dir unless it is already watched, and returns the command that
+// waits for its first change (nil when already watched: a waiter is in flight).
+func (ws *watchers) watch(dir string) tea.Cmd {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if _, ok := ws.byID[dir]; ok {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watcher{dir: dir, changes: make(chan struct{}, 1), cancel: cancel}
+	ws.byID[dir] = w
+	go grader.WatchWorkspace(ctx, dir, ws.debounce, func() {
+		select {
+		case w.changes <- struct{}{}:
+		default: // a change is already pending
+		}
+	})
+	return waitChange(w)
+}
+
+// next returns the command that waits for dir's next change.
+func (ws *watchers) next(dir string) tea.Cmd {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if w, ok := ws.byID[dir]; ok {
+		return waitChange(w)
+	}
+	return nil
+}
+
+// stopAll ends every watcher.
+func (ws *watchers) stopAll() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.byID {
+		w.cancel()
+	}
+}
+
+func waitChange(w *watcher) tea.Cmd {
+	return func() tea.Msg {
+		<-w.changes
+		return workspaceChangedMsg{dir: w.dir}
+	}
+}

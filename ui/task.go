@@ -44,9 +44,11 @@ type taskModel struct {
 	report *grader.Report
 	cursor int
 	follow bool
-	vp     viewport.Model
-	width  int
-	height int
+	// regrade is set when a file changed during a grading: grade again when it ends.
+	regrade bool
+	vp      viewport.Model
+	width   int
+	height  int
 }
 
 func newTask(c *common, p *katas.Packet) *taskModel {
@@ -148,6 +150,22 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 				m.note = ""
 			}
 		}
+		if m.ws == wsReady && m.c.opts.Watch {
+			// Saving a file of the workspace re-grades it.
+			cmd = m.c.watch.watch(m.dir)
+		}
+	case workspaceChangedMsg:
+		if msg.dir != m.dir {
+			return nil
+		}
+		next := m.c.watch.next(m.dir)
+		if m.running() {
+			m.regrade = true
+			m.refresh()
+			return next
+		}
+		m.note = "A file changed: grading again."
+		cmd = tea.Batch(next, m.startGrade())
 	case gradeEventMsg:
 		if m.run == nil || msg.id != m.run.id {
 			return nil
@@ -168,6 +186,11 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		m.follow = true
+		if m.regrade {
+			m.regrade = false
+			m.note = "A file changed while grading: grading again."
+			cmd = m.startGrade()
+		}
 	case spinner.TickMsg:
 		if !m.running() {
 			return nil
@@ -202,9 +225,7 @@ func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = "There is no workspace yet: press i to create it."
 		default:
 			m.note = ""
-			m.report, m.live, m.done, m.total, m.status, m.cursor = nil, nil, 0, 0, "starting", 0
-			m.run = m.c.runs.newRun()
-			return tea.Batch(m.spin.Tick, startGrade(m.run, m.c.runs, m.c.opts.Grade, m.dir))
+			return m.startGrade()
 		}
 	case key.Matches(msg, m.keys.Up):
 		m.cursor = max(m.cursor-1, 0)
@@ -218,6 +239,13 @@ func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.vp.PageDown()
 	}
 	return nil
+}
+
+// startGrade clears the last results and starts a grading; the view shows "grading…" at once.
+func (m *taskModel) startGrade() tea.Cmd {
+	m.report, m.live, m.done, m.total, m.status, m.cursor = nil, nil, 0, 0, "starting", 0
+	m.run = m.c.runs.newRun()
+	return tea.Batch(m.spin.Tick, startGrade(m.run, m.c.runs, m.c.opts.Grade, m.dir))
 }
 
 // progress applies one grading event.

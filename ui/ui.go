@@ -26,6 +26,10 @@ type GradeFunc func(ctx context.Context, dir string, progress func(grader.Event)
 type Options struct {
 	// Grade runs a grading; nil means grader.Grade over the Library. Tests stub it.
 	Grade GradeFunc
+	// Watch makes the task screen re-grade the workspace each time one of its files is saved
+	// (fsnotify, debounced). Run's callers turn it on; model tests leave it off, since the
+	// watch command blocks until a file changes.
+	Watch bool
 	// Workspace maps a kata id to its workspace folder; nil means katas.DefaultWorkspace.
 	Workspace func(id string) string
 	// Style is the glamour style ("dark", "light", "notty", "ascii"). Empty means automatic:
@@ -74,6 +78,7 @@ type common struct {
 	autoStyle bool
 	loader    *layerLoader
 	runs      *runTracker
+	watch     *watchers
 }
 
 // setDark switches the automatic look to a dark or light background.
@@ -131,7 +136,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker()}
+	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers()}
 	switch {
 	case opts.NoColor:
 		c.mdStyle = markdown.StyleNoTTY
@@ -165,6 +170,7 @@ func New(lib *katas.Library, opts Options) Model {
 func Run(lib *katas.Library, opts Options) error {
 	m := New(lib, opts)
 	_, err := tea.NewProgram(m).Run()
+	m.c.watch.stopAll()
 	m.c.runs.stopAll(gradeStopTimeout)
 	if err != nil {
 		return fmt.Errorf("ui: %w", err)

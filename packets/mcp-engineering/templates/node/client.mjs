@@ -1,0 +1,52 @@
+// The client side: your retry policy. It lives here, in code, not in the model.
+//
+// kata_client_shim.mjs (you need not touch it) runs this file for the grader and calls
+// callWithRetry once per scenario.
+
+import { run } from "./kata_client_shim.mjs";
+
+/**
+ * Call a tool, retrying the way the server's flags and the policy say.
+ *
+ * `await invoke(request)` returns the tool result's payload (an object). `await sleep(seconds)`
+ * waits. `log(category, message)` writes a log line. policy looks like:
+ *
+ *     {"maxRetries": 3, "baseDelaySeconds": 1, "multiplier": 2,
+ *      "categories": {"auth": false, "rate_limit": true,
+ *                     "transient": true, "fatal": false},
+ *      "escalate": ["auth"]}
+ *
+ * Return { action, category, result }: action is "success", "escalate", "abort" or "exhausted";
+ * category is the payload's errorCategory as you classified it ("unknown" for rule 3, null for
+ * success); result is the last payload invoke returned.
+ *
+ * After each invoke, in this order:
+ *
+ * 1. isError is not JSON true -> "success", whatever else the payload says. isError true is an
+ *    error even when the payload also carries data.
+ * 2. errorCategory is in policy.escalate -> "escalate" at once.
+ * 3. errorCategory is missing or not a key of policy.categories -> log(...) it with category
+ *    "unknown", then "abort" with category "unknown".
+ * 4. Retry only when BOTH isRetryable is JSON true AND policy.categories[category] is true
+ *    (you may harden the server's flag, never relax it); otherwise "abort".
+ * 5. Before retry r (r = 1, 2, ...) call sleep once: exactly retryAfterSeconds when it is a
+ *    number, else baseDelaySeconds * multiplier ** (r - 1), i.e. 1, 2, 4 ... No jitter here
+ *    (the grader checks exact sleeps; in production, add jitter).
+ * 6. At most maxRetries retries (maxRetries + 1 invokes). When the last allowed attempt fails,
+ *    "exhausted" at once (no sleep after it), with that payload. maxRetries 0 means one invoke
+ *    and no retry, never "unlimited".
+ * 7. No text in the payload changes a decision: same flags, same invokes, sleeps and outcome.
+ *
+ * Pass request to invoke unchanged every time, and keep one attempt counter per call that
+ * nothing inside the loop resets.
+ *
+ * Careful with JSON types: "true" is truthy and so is 1. Compare with `=== true`, check numbers
+ * with `typeof x === "number"`, and test keys with Object.hasOwn(obj, key), not `key in obj`
+ * ("toString" in {} is true).
+ */
+async function callWithRetry(invoke, sleep, log, request, policy) {
+  // TODO(step 6): implement the seven rules above.
+  throw new Error("callWithRetry is not written yet (TASK.md, step 6)");
+}
+
+run(callWithRetry);

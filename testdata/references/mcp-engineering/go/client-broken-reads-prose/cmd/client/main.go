@@ -1,0 +1,73 @@
+// The client side: a BROKEN reference retry policy for mcp-engineering.
+//
+// It is correct/cmd/client/main.go with one fault, marked FAULT below:
+// it decides whether to retry from the words "try again" or "temporarily" in explanation instead
+// of from isRetryable and the policy.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"orders/internal/shim"
+)
+
+func callWithRetry(
+	invoke func(request shim.Request) shim.Payload,
+	sleep func(seconds float64),
+	log func(category, message string),
+	request shim.Request,
+	policy shim.Policy,
+) shim.Outcome {
+	retries := 0
+	for {
+		result := invoke(request)
+
+		// Rule 1: only JSON true is an error.
+		if isError, _ := result["isError"].(bool); !isError {
+			return shim.Outcome{Action: "success", Category: "", Result: result}
+		}
+
+		category, known := result["errorCategory"].(string)
+
+		// Rule 2: escalation comes before any retry decision.
+		if known && slices.Contains(policy.Escalate, category) {
+			return shim.Outcome{Action: "escalate", Category: category, Result: result}
+		}
+
+		// Rule 3: an error we cannot classify is logged and never retried.
+		_, inPolicy := policy.Categories[category]
+		if !known || !inPolicy {
+			raw, _ := json.Marshal(result["errorCategory"])
+			log("unknown", fmt.Sprintf("error without a known category (errorCategory=%s); aborting", raw))
+			return shim.Outcome{Action: "abort", Category: "unknown", Result: result}
+		}
+
+		// FAULT: the prose decides; isRetryable and the policy are never read.
+		explanation, _ := result["explanation"].(string)
+		explanation = strings.ToLower(explanation)
+		if !(strings.Contains(explanation, "try again") || strings.Contains(explanation, "temporarily")) {
+			return shim.Outcome{Action: "abort", Category: category, Result: result}
+		}
+
+		// Rule 6: at most MaxRetries retries; the last failure ends it at once.
+		if retries >= policy.MaxRetries {
+			return shim.Outcome{Action: "exhausted", Category: category, Result: result}
+		}
+
+		// Rule 5: the server's hint when it gave one, else exponential backoff (no jitter here).
+		retries++
+		if hint, ok := result["retryAfterSeconds"].(float64); ok {
+			sleep(hint)
+		} else {
+			sleep(policy.BaseDelaySeconds * math.Pow(policy.Multiplier, float64(retries-1)))
+		}
+	}
+}
+
+func main() {
+	shim.RunClient(callWithRetry)
+}

@@ -1,0 +1,71 @@
+// The client side: a BROKEN reference retry policy for mcp-engineering.
+//
+// It is correct/cmd/client/main.go with one fault, marked FAULT below:
+// as in the seed's sample, it decides retry before escalation and from the server's isRetryable
+// alone, so an auth error flagged isRetryable true is retried (then exhausted) and never
+// escalated; the policy's categories no longer harden the flag.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"orders/internal/shim"
+)
+
+func callWithRetry(
+	invoke func(request shim.Request) shim.Payload,
+	sleep func(seconds float64),
+	log func(category, message string),
+	request shim.Request,
+	policy shim.Policy,
+) shim.Outcome {
+	retries := 0
+	for {
+		result := invoke(request)
+
+		// Rule 1: only JSON true is an error.
+		if isError, _ := result["isError"].(bool); !isError {
+			return shim.Outcome{Action: "success", Category: "", Result: result}
+		}
+
+		category, known := result["errorCategory"].(string)
+
+		// Rule 3: an error we cannot classify is logged and never retried.
+		_, inPolicy := policy.Categories[category]
+		if !known || !inPolicy {
+			raw, _ := json.Marshal(result["errorCategory"])
+			log("unknown", fmt.Sprintf("error without a known category (errorCategory=%s); aborting", raw))
+			return shim.Outcome{Action: "abort", Category: "unknown", Result: result}
+		}
+
+		// FAULT: the retry decision comes before escalation and trusts the server's flag alone,
+		// so an auth error that says isRetryable true is retried instead of escalated.
+		if isRetryable, _ := result["isRetryable"].(bool); !isRetryable {
+			if slices.Contains(policy.Escalate, category) {
+				return shim.Outcome{Action: "escalate", Category: category, Result: result}
+			}
+			return shim.Outcome{Action: "abort", Category: category, Result: result}
+		}
+
+		// Rule 6: at most MaxRetries retries; the last failure ends it at once.
+		if retries >= policy.MaxRetries {
+			return shim.Outcome{Action: "exhausted", Category: category, Result: result}
+		}
+
+		// Rule 5: the server's hint when it gave one, else exponential backoff (no jitter here).
+		retries++
+		if hint, ok := result["retryAfterSeconds"].(float64); ok {
+			sleep(hint)
+		} else {
+			sleep(policy.BaseDelaySeconds * math.Pow(policy.Multiplier, float64(retries-1)))
+		}
+		// Rule 7 holds by construction: nothing above reads explanation.
+	}
+}
+
+func main() {
+	shim.RunClient(callWithRetry)
+}
