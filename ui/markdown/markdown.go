@@ -64,7 +64,7 @@ type cacheEntry struct {
 // Render renders md for a terminal wrap width of width columns (clamped to
 // [MinWidth, MaxWidth]) in the named glamour style, one of Styles(). Results are cached by
 // (hash of md, width, style); one renderer per (width, style) is kept and used under a lock,
-// so Render is safe for concurrent use. Front matter must already be gone (katas.Layer.Markdown
+// so Render is safe for concurrent use. Paragraphs are reflowed first (see Reflow). Front matter must already be gone (katas.Layer.Markdown
 // turns it into a yaml code block). The error is an unknown style or a glamour failure.
 func Render(md string, width int, style string) (string, error) {
 	width = ClampWidth(width)
@@ -86,7 +86,7 @@ func Render(md string, width int, style string) (string, error) {
 	}
 
 	lr.mu.Lock()
-	out, err := lr.r.Render(md)
+	out, err := lr.r.Render(Reflow(md))
 	lr.mu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("markdown: %w", err)

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // Headers are the three column titles of every trap table.
@@ -21,6 +22,7 @@ type Styles struct {
 	Cell   lipgloss.Style // data cells
 	Border lipgloss.Style // the table's borders
 	Label  lipgloss.Style // column labels in the stacked layout
+	Code   lipgloss.Style // code spans inside cells (their backticks are dropped)
 }
 
 // Plain returns styles without colour (NO_COLOR, pipes, tests): bold titles and headers only.
@@ -31,6 +33,7 @@ func Plain() Styles {
 		Cell:   lipgloss.NewStyle(),
 		Border: lipgloss.NewStyle(),
 		Label:  lipgloss.NewStyle().Bold(true),
+		Code:   lipgloss.NewStyle(),
 	}
 }
 
@@ -45,6 +48,7 @@ func Colored(isDark bool) Styles {
 		Cell:   lipgloss.NewStyle(),
 		Border: lipgloss.NewStyle().Foreground(dim),
 		Label:  lipgloss.NewStyle().Bold(true).Foreground(accent),
+		Code:   lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#A4461F"), lipgloss.Color("#E8A87C"))),
 	}
 }
 
@@ -95,7 +99,7 @@ func renderTable(t katas.TrapTable, width int, s Styles) (string, bool) {
 			return s.Cell.Padding(0, cellPadding)
 		})
 	for _, r := range t.Rows {
-		tbl.Row(r.Trap, r.WhyItFails, r.Correct)
+		tbl.Row(cells(r, s)...)
 	}
 	out := tbl.String()
 	for _, line := range strings.Split(out, "\n") {
@@ -112,13 +116,23 @@ func renderStacked(t katas.TrapTable, width int, s Styles) string {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(wrapHanging("• ", s.Label.Render(Headers[0]+": ")+r.Trap, width))
+		c := cells(r, s)
+		b.WriteString(wrapHanging("• ", s.Label.Render(Headers[0]+": ")+c[0], width))
 		b.WriteString("\n")
-		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[1]+": ")+r.WhyItFails, width))
+		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[1]+": ")+c[1], width))
 		b.WriteString("\n")
-		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[2]+": ")+r.Correct, width))
+		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[2]+": ")+c[2], width))
 	}
 	return b.String()
+}
+
+// cells renders a row's three cells' inline Markdown (code spans, emphasis) for the terminal.
+func cells(r katas.Trap, s Styles) []string {
+	return []string{
+		markdown.Inline(r.Trap, s.Code),
+		markdown.Inline(r.WhyItFails, s.Code),
+		markdown.Inline(r.Correct, s.Code),
+	}
 }
 
 // wrapHanging wraps text to width with prefix on the first line and as much indentation on the
