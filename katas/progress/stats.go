@@ -89,14 +89,15 @@ func sortLayers(ls []string) {
 	})
 }
 
-// lastGrade returns the newest grading run of a kata, nil if none.
+// lastGrade returns the newest grading run of a kata (of any kata when kata is "*"), nil if
+// none.
 func lastGrade(tx *sql.Tx, kata string) (*GradeRun, error) {
 	var (
 		g       GradeRun
 		dur, at int64
 	)
 	err := tx.QueryRow(`SELECT kata, workspace, seed, status, passed, failed, errored, duration_ns, at FROM grade_runs
-		WHERE kata = ? ORDER BY at DESC, id DESC LIMIT 1`, kata).Scan(&g.Kata, &g.Workspace, &g.Seed, &g.Status, &g.Passed, &g.Failed, &g.Errored, &dur, &at)
+		WHERE ? = '*' OR kata = ? ORDER BY at DESC, id DESC LIMIT 1`, kata, kata).Scan(&g.Kata, &g.Workspace, &g.Seed, &g.Status, &g.Passed, &g.Failed, &g.Errored, &dur, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -171,6 +172,9 @@ func (s *Store) Stats(now time.Time) (Stats, error) {
 			return err
 		}
 		st.BestAt = fromNS(bestAt)
+		if st.LastGrade, err = lastGrade(tx, "*"); err != nil {
+			return err
+		}
 		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM grade_runs), (SELECT count(*) FROM reviews),
 			(SELECT count(*) FROM cards), (SELECT count(*) FROM cards WHERE due <= ?)`, ns(now)).Scan(&st.GradeRuns, &st.Reviews, &st.Cards, &st.Due); err != nil {
 			return err

@@ -272,7 +272,8 @@ func TestSummaryAndStats(t *testing.T) {
 	}
 	st, err := s.Stats(t0.Add(2 * time.Hour))
 	must(t, err)
-	if st.GradeRuns != 3 || st.Cards != 1 || st.Reviews != 1 || len(st.Katas) != 2 || st.Katas[0].Kata != "k1" || st.Katas[1].LastGrade.Status != "error" {
+	if st.GradeRuns != 3 || st.Cards != 1 || st.Reviews != 1 || len(st.Katas) != 2 || st.Katas[0].Kata != "k1" || st.Katas[1].LastGrade.Status != "error" ||
+		!reflect.DeepEqual(st.LastGrade, wantGrade) {
 		t.Fatalf("stats: %+v", st)
 	}
 	b, err := json.Marshal(st)
