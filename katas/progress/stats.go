@@ -1,10 +1,12 @@
 package progress
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
@@ -75,18 +77,7 @@ func sortLayers(ls []string) {
 		}
 		return len(katas.LayerNames)
 	}
-	slices.SortFunc(ls, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ls, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 }
 
 // lastGrade returns the newest grading run of a kata (of any kata when kata is "*"), nil if

@@ -58,10 +58,11 @@ func DefaultPath() (string, error) {
 
 // dsn builds the driver's "file:" URI for path: '%', '?' and '#' are percent-encoded so any
 // file name survives, then busy_timeout (first, so the others wait for locks), foreign keys,
-// WAL, and IMMEDIATE write transactions.
+// WAL, synchronous FULL (a commit is on disk when it returns, so it survives power loss, not
+// only a killed process), and IMMEDIATE write transactions.
 func dsn(path string) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_txlock=immediate",
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate",
 		esc, BusyTimeout.Milliseconds())
 }
 

@@ -42,13 +42,15 @@ func itemCard(kata, item string) string { return "item:" + kata + ":" + item + "
 func TestOpenSetsWALAndForeignKeys(t *testing.T) {
 	s, path := openTemp(t)
 	var mode string
-	var fk, busy, ver int
+	var fk, busy, ver, sync int
 	must(t, s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+	must(t, s.db.QueryRow(`PRAGMA synchronous`).Scan(&sync))
 	must(t, s.db.QueryRow(`PRAGMA foreign_keys`).Scan(&fk))
 	must(t, s.db.QueryRow(`PRAGMA busy_timeout`).Scan(&busy))
 	must(t, s.db.QueryRow(`PRAGMA user_version`).Scan(&ver))
-	if mode != "wal" || fk != 1 || busy != int(BusyTimeout.Milliseconds()) || ver != SchemaVersion {
-		t.Fatalf("journal_mode %q foreign_keys %d busy_timeout %d user_version %d", mode, fk, busy, ver)
+	// synchronous FULL (2): each commit is on disk before it returns, not just safe from a kill.
+	if mode != "wal" || fk != 1 || busy != int(BusyTimeout.Milliseconds()) || ver != SchemaVersion || sync != 2 {
+		t.Fatalf("journal_mode %q foreign_keys %d busy_timeout %d user_version %d synchronous %d", mode, fk, busy, ver, sync)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
