@@ -29,6 +29,14 @@ type statsKata struct {
 	Traps int `json:"traps"`
 }
 
+// statsOpen is the unfinished exam: the store's figures (Answered counts items with at least
+// one option marked) plus Complete, the items marked with as many options as they ask for —
+// what the exam screen counts as answered.
+type statsOpen struct {
+	progress.OpenStats
+	Complete int `json:"complete"`
+}
+
 // statsReport is `kata stats --json`: totals (progress.Stats, whose katas list is replaced by
 // one line per packet of the library, then any other kata the store knows) plus the file and
 // the time the figures are for.
@@ -36,7 +44,34 @@ type statsReport struct {
 	Path string    `json:"path"`
 	At   time.Time `json:"at"`
 	progress.Stats
+	Open  *statsOpen  `json:"open_attempt"`
 	Katas []statsKata `json:"katas"`
+}
+
+// openExam describes the store's open attempt, counting complete answers against the items'
+// Choose; nil when there is none.
+func openExam(lib *katas.Library, s *progress.Store, o *progress.OpenStats) (*statsOpen, error) {
+	if o == nil {
+		return nil, nil
+	}
+	saved, err := s.ExamAnswers(o.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &statsOpen{OpenStats: *o}
+	for ref, a := range saved {
+		kata, id, _ := strings.Cut(ref, "/")
+		p, ok := lib.Get(kata)
+		if !ok {
+			continue
+		}
+		for _, it := range p.Items {
+			if it.ID == id && len(a.Chosen) == it.Choose {
+				out.Complete++
+			}
+		}
+	}
+	return out, nil
 }
 
 // buildStats reads the store at path (without creating it when absent) and lines its figures
@@ -50,6 +85,9 @@ func buildStats(lib *katas.Library, path string, now time.Time) (*statsReport, e
 		}
 		defer s.Close()
 		if rep.Stats, err = s.Stats(now); err != nil {
+			return nil, err
+		}
+		if rep.Open, err = openExam(lib, s, rep.Stats.Open); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -144,7 +182,7 @@ func writeStatsText(w io.Writer, r *statsReport) {
 		fmt.Fprintf(w, "  layers read    %s\n", layers)
 		answered := fmt.Sprintf("%d answered, %d right", k.Answered, k.Correct)
 		if k.InProgress > 0 {
-			answered += fmt.Sprintf(" (%d in an unfinished exam, not yet scored)", k.InProgress)
+			answered += fmt.Sprintf(" (%d marked in an unfinished exam, not yet scored)", k.InProgress)
 		}
 		fmt.Fprintf(w, "  items          %s\n", answered)
 		best := "none yet"
@@ -172,9 +210,9 @@ func writeStatsText(w io.Writer, r *statsReport) {
 	if g := s.LastGrade; g != nil {
 		fmt.Fprintf(w, "Last grading run: %s of %s on %s\n", g.Status, g.Workspace, g.At.Local().Format("2006-01-02 15:04"))
 	}
-	if o := s.Open; o != nil {
-		fmt.Fprintf(w, "Unfinished exam #%d (%s): %d of %d answered, %d flagged, started %s\n",
-			o.ID, strings.Join(o.Katas, ", "), o.Answered, o.Items, o.Flagged, o.Started.Local().Format("2006-01-02 15:04"))
+	if o := r.Open; o != nil {
+		fmt.Fprintf(w, "Unfinished exam #%d (%s): %d of %d items marked (%d fully answered), %d flagged, started %s\n",
+			o.ID, strings.Join(o.Katas, ", "), o.Answered, o.Items, o.Complete, o.Flagged, o.Started.Local().Format("2006-01-02 15:04"))
 	}
 }
 

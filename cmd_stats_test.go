@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 )
@@ -51,10 +52,23 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		s.RecordAnswer(progress.Answer{Kata: p.ID, ItemID: it.ID, CardID: srs.ItemCardID(p.ID, it), Chosen: it.Keys(), Correct: true, At: now}),
 		s.RecordGrade(progress.GradeRun{Kata: p.ID, Workspace: "/ws", Seed: 11, Status: "fail", Passed: 3, Failed: 1, Duration: time.Second, At: now}),
 	}
-	id, err := s.StartAttempt(progress.Attempt{Katas: []string{p.ID}, Items: []string{p.ID + "/" + p.Items[1].ID, p.ID + "/" + p.Items[2].ID, p.ID + "/" + p.Items[3].ID}, Started: now})
+	// An exam left open: one single-answer item answered, one multi-response item half marked.
+	var single, multi katas.Item
+	for _, x := range p.Items[1:] {
+		if x.Choose == 1 && single.ID == "" {
+			single = x
+		}
+		if x.Choose > 1 && multi.ID == "" {
+			multi = x
+		}
+	}
+	if single.ID == "" || multi.ID == "" {
+		t.Fatalf("%s has no single- and multi-response items to test with", p.ID)
+	}
+	id, err := s.StartAttempt(progress.Attempt{Katas: []string{p.ID}, Items: []string{p.ID + "/" + single.ID, p.ID + "/" + multi.ID, p.ID + "/" + p.Items[0].ID}, Started: now})
 	steps = append(steps, err,
-		s.SaveExamAnswer(id, p.ID+"/"+p.Items[1].ID, []string{"a"}, false, now),
-		s.SaveExamAnswer(id, p.ID+"/"+p.Items[2].ID, []string{"b"}, true, now))
+		s.SaveExamAnswer(id, p.ID+"/"+single.ID, []string{"a"}, false, now),
+		s.SaveExamAnswer(id, p.ID+"/"+multi.ID, []string{"b"}, true, now))
 	for _, err := range steps {
 		if err != nil {
 			t.Fatal(err)
@@ -70,11 +84,11 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		"Progress in " + path,
 		p.ID + " — " + p.Title,
 		"layers read    2/5 (knowledge, prompts)",
-		"items          3 answered, 1 right (2 in an unfinished exam, not yet scored)",
+		"items          3 answered, 1 right (2 marked in an unfinished exam, not yet scored)",
 		"last grade     fail (3 passed, 1 failed, 0 errored)",
 		"cards          0 due now of 1 scheduled",
 		"exams 0 finished, 1 open, 0 abandoned",
-		"Unfinished exam #1 (" + p.ID + "): 2 of 3 answered, 1 flagged",
+		"Unfinished exam #1 (" + p.ID + "): 2 of 3 items marked (1 fully answered), 1 flagged",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kata stats lacks %q:\n%s", want, out)
@@ -93,6 +107,7 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		Open       *struct {
 			ID       int64 `json:"id"`
 			Answered int   `json:"answered"`
+			Complete int   `json:"complete"`
 		} `json:"open_attempt"`
 		Katas []struct {
 			Kata        string   `json:"kata"`
@@ -115,7 +130,7 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("stats --json: %v\n%s", err, out)
 	}
-	if js.Path != path || js.Answered != 3 || js.InProgress != 2 || js.GradeRuns != 1 || js.Open == nil || js.Open.Answered != 2 || len(js.Katas) != len(lib.Packets()) {
+	if js.Path != path || js.Answered != 3 || js.InProgress != 2 || js.GradeRuns != 1 || js.Open == nil || js.Open.Answered != 2 || js.Open.Complete != 1 || len(js.Katas) != len(lib.Packets()) {
 		t.Fatalf("stats --json totals: %+v", js)
 	}
 	k := js.Katas[0]
