@@ -155,7 +155,7 @@ func TestScaled(t *testing.T) {
 	cases := []struct{ points, max, want int }{
 		{0, 10, 100}, {10, 10, 1000}, {7, 10, 730}, {6, 10, 640},
 		{1, 3, 400}, {2, 3, 700}, // 100+300 and 100+600 exactly
-		{1, 8, 213},  // 100+112.5 rounds half up to 213
+		{1, 8, 213},   // 100+112.5 rounds half up to 213
 		{43, 60, 745}, // 100+645
 		{0, 0, 100},
 	}
