@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/srs"
 )
 
 // Question is one drawn item as it appears in an exam: its kata, the item, the display order of
@@ -53,7 +54,7 @@ func newQuestion(kata string, it katas.Item, seed int64) Question {
 		Item:   it,
 		Order:  rngFor(seed, ref).Perm(len(it.Options)),
 		Ref:    ref,
-		CardID: itemCardID(kata, it),
+		CardID: srs.ItemCardID(kata, it),
 	}
 }
 
@@ -296,7 +297,7 @@ func DrillRow(kata string, tbl katas.TrapTable, i int, rng *rand.Rand) (DrillQue
 	rng.Shuffle(len(others), func(a, b int) { others[a], others[b] = others[b], others[a] })
 	opts := append([]katas.Trap{row}, others[:min(len(others), DrillOptions-1)]...)
 	rng.Shuffle(len(opts), func(a, b int) { opts[a], opts[b] = opts[b], opts[a] })
-	return DrillQuestion{Kata: kata, Table: tbl.Title, Row: row, Options: opts, CardID: trapCardID(kata, tbl.Title, row)}, true
+	return DrillQuestion{Kata: kata, Table: tbl.Title, Row: row, Options: opts, CardID: srs.TrapCardID(kata, tbl.Title, row)}, true
 }
 
 // DrillFor returns the drill question of one trap card (kind "trap"), for review sessions:
@@ -305,7 +306,7 @@ func DrillFor(p *katas.Packet, cardID string, seed int64) (DrillQuestion, bool) 
 	rng := rngFor(seed, cardID)
 	for _, tbl := range p.Traps {
 		for i, row := range tbl.Rows {
-			if trapCardID(p.ID, tbl.Title, row) == cardID {
+			if srs.TrapCardID(p.ID, tbl.Title, row) == cardID {
 				return DrillRow(p.ID, tbl, i, rng)
 			}
 		}
