@@ -73,7 +73,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd())
+	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newExamCmd(), newReviewCmd())
 	return root
 }
 
