@@ -30,8 +30,8 @@ type kataModel struct {
 	prompts []prompt
 	note    string
 	vp      viewport.Model
-	width  int
-	height int
+	width   int
+	height  int
 }
 
 func newKata(c *common, p *katas.Packet) *kataModel {

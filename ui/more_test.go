@@ -8,7 +8,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-
 	"github.com/kata-mcp/kata/katas"
 )
 
