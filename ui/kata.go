@@ -43,11 +43,11 @@ func (m *kataModel) ShortHelp() []key.Binding {
 	if m.prompts != nil {
 		return []key.Binding{m.keys.Copy}
 	}
-	b := []key.Binding{m.keys.Next, m.keys.scroll.Up}
+	b := []key.Binding{m.keys.Next}
 	if m.layerName() == promptsLayer {
 		b = append(b, m.keys.Copy)
 	}
-	return append(b, m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task)
+	return append(b, m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task, m.keys.scroll.Up)
 }
 
 // FullHelp lists the kata screen's keys in columns.

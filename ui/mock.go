@@ -35,6 +35,9 @@ const DefaultExamItems = 10
 // for 60 items.
 const PerItemTime = 2 * time.Minute
 
+// saveOp names the exam answer save in store warnings.
+const saveOp = "saving the exam answer"
+
 // mockPhase is where the mock exam is.
 type mockPhase int
 
@@ -97,6 +100,8 @@ type mockModel struct {
 	a       ask
 	jump    int // the jump list's cursor
 	now     time.Time
+	unsaved bool   // the store could not start the attempt: answers stay in memory only
+	failed  bool   // the last answer could not be saved
 	pending int    // saves in flight
 	saved   int    // saves done
 	note    string // a one-line notice ("time is up: submitted", "resumed …")
@@ -109,7 +114,7 @@ type mockModel struct {
 
 // mockKeys are the mock exam's keys besides answering.
 type mockKeys struct {
-	Next, Prev, Flag, Jump, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
+	Next, Prev, Flag, Jump, Go, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
 }
 
 func newMockKeys() mockKeys {
@@ -118,6 +123,7 @@ func newMockKeys() mockKeys {
 		Prev:     key.NewBinding(key.WithKeys("left", "p")),
 		Flag:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
 		Jump:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
+		Go:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
 		Submit:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
 		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
 		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
@@ -237,7 +243,7 @@ func (m *mockModel) begin(att progress.Attempt, qs []exam.Question, saved map[st
 			m.flagged[ref] = true
 		}
 	}
-	m.phase, m.mode, m.idx, m.pending, m.saved = mockTaking, modeItems, 0, 0, 0
+	m.phase, m.mode, m.idx, m.pending, m.saved, m.unsaved = mockTaking, modeItems, 0, 0, 0, false
 	m.now = m.c.now()
 	m.offer, m.offered = nil, nil
 	m.show(0)
@@ -278,7 +284,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 	case mockTaking:
 		switch m.mode {
 		case modeJump:
-			return []key.Binding{m.askKeys.Up, m.askKeys.Choose}
+			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Jump}
 		case modeConfirm:
 			return []key.Binding{m.keys.Yes, m.keys.No}
 		}
@@ -295,7 +301,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 func (m *mockModel) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag},
-		{m.keys.Jump, m.keys.Submit, m.keys.Yes, m.keys.No},
+		{m.keys.Jump, m.keys.Go, m.keys.Submit, m.keys.Yes, m.keys.No},
 		{m.keys.Resume, m.keys.New, m.keys.Review, m.keys.Scroll, m.keys.PageUp},
 	}
 }
@@ -356,12 +362,19 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		// Without a stored attempt (the store failed) the exam still runs, unsaved.
 		m.att.ID = msg.id
+		m.unsaved = msg.err != nil
 		m.phase = mockTaking
 		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick())
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--
 			m.saved++
+			m.failed = false
+		}
+	case storeErrMsg:
+		if msg.op == saveOp && m.pending > 0 {
+			m.pending--
+			m.failed = true
 		}
 	case mockTickMsg:
 		if msg.gen != m.gen || m.phase != mockTaking {
@@ -408,7 +421,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, m.keys.New):
 			id := m.offer.ID
 			abandon := m.c.write("", "abandoning the unfinished exam", func(s Store) error { return s.AbandonAttempt(id) }, changed)
-			return tea.Sequence(abandon, m.newAttempt())
+			return tea.Batch(abandon, m.newAttempt())
 		}
 	case mockTaking:
 		return m.takingKey(msg)
@@ -444,6 +457,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // takingKey handles a key while the exam is under way.
 func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.note = ""
 	switch m.mode {
 	case modeConfirm:
 		switch {
@@ -460,7 +474,7 @@ func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.jump = max(m.jump-1, 0)
 		case key.Matches(msg, m.askKeys.Down):
 			m.jump = min(m.jump+1, len(m.qs)-1)
-		case key.Matches(msg, m.askKeys.Choose):
+		case key.Matches(msg, m.keys.Go):
 			m.mode = modeItems
 			m.show(m.jump)
 			return m.requestStem()
@@ -513,7 +527,7 @@ func (m *mockModel) save(ref string) tea.Cmd {
 	}
 	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.now(), m.gen
 	m.pending++
-	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), "saving the answer", func(s Store) error {
+	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
 	}, func() tea.Msg { return examSavedMsg{gen: gen} })
 }
@@ -612,6 +626,10 @@ func (m *mockModel) itemContent() (string, int) {
 	q := m.qs[m.idx]
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
+	if m.note != "" {
+		add(st.accent.Render(wrapHanging("  ", m.note, w)))
+		add("")
+	}
 	add(itemHeadText(st, q.Item.Title, w))
 	add(m.stemLines(q))
 	add("")
@@ -634,22 +652,22 @@ func (m *mockModel) jumpContent() (string, int) {
 	lines := []string{st.label.Render(fmt.Sprintf("  Jump to an item · %d of %d answered · %d flagged", answered, len(m.qs), flagged)), ""}
 	cursor := -1
 	for i, q := range m.qs {
-		state := "  ·     "
+		mark, flag := "·", " "
 		switch {
 		case m.answered(q):
-			state = "  ✓     "
+			mark = "✓"
 		case len(m.chosen[q.Ref]) > 0:
-			state = "  ~     "
+			mark = "~"
 		}
 		if m.flagged[q.Ref] {
-			state = state[:5] + "⚑  "
+			flag = "⚑"
 		}
 		marker := "  "
 		if i == m.jump {
 			marker = "> "
 			cursor = len(lines)
 		}
-		line := truncate(fmt.Sprintf("%s%2d%s%s", marker, i+1, state, q.Item.Title), m.width)
+		line := truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, q.Item.Title), m.width)
 		if i == m.jump {
 			line = st.selected.Render(line)
 		}
@@ -688,7 +706,8 @@ func (m *mockModel) offerContent() string {
 	lines := []string{
 		st.title.Render("  An unfinished exam"),
 		"",
-		wrapHanging("  ", fmt.Sprintf("Started %s: %d items from %s, %d answered so far.", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), strings.Join(a.Katas, ", "), answered), m.width),
+		fmt.Sprintf("  Started %s · %d items · %d answered so far", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), answered),
+		wrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.width),
 	}
 	if a.Limit > 0 {
 		left := a.Started.Add(a.Limit).Sub(m.c.now())
@@ -751,7 +770,7 @@ func (m *mockModel) resultContent() string {
 	lines := []string{
 		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + "  " + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
 		fmt.Sprintf("  Raw score %d/%d items correct", r.Points, r.Max),
-		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Scale %d–%d = %d + %d × points/max, rounded: our approximation, not the official scaling.", s.Min, s.Max, s.Min, s.Max-s.Min), m.width)),
+		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
 	}
 	if m.note != "" {
 		lines = append(lines, st.accent.Render(wrapHanging("  ", m.note, m.width)))
@@ -832,7 +851,7 @@ func (m *mockModel) View() string {
 		second = st.subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
 	case mockReview:
 		q := m.qs[m.idx]
-		left = st.title.Render(fmt.Sprintf("Review · item %d of %d", m.idx+1, len(m.qs)))
+		left = st.title.Render(fmt.Sprintf("Exam review · item %d of %d", m.idx+1, len(m.qs)))
 		second = st.subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
 	default:
 		left = st.title.Render("Mock exam")
@@ -854,6 +873,10 @@ func (m *mockModel) saveState() string {
 	switch {
 	case m.c.store == nil:
 		return st.subtle.Render("not saved: no progress store")
+	case m.unsaved:
+		return st.fail.Render("not saved: the store failed")
+	case m.failed:
+		return st.fail.Render("last answer not saved")
 	case m.att.ID == 0:
 		return st.subtle.Render("starting…")
 	case m.pending > 0:
