@@ -73,7 +73,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newExamCmd(), newReviewCmd())
+	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	return root
 }
 
@@ -222,8 +222,11 @@ func newGradeCmd() *cobra.Command {
 					}
 				}
 			}
+			rec := &gradeRecorder{errw: errw} // saves each run to the progress store; never fails grading
+			defer rec.close()
 			gradeOnce := func() (*grader.Report, error) {
 				rep := grader.Grade(ctx, lib, dir, opts)
+				rec.record(rep)
 				if opts.Progress != nil {
 					fmt.Fprint(errw, "\r\x1b[K")
 				}

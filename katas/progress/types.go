@@ -146,8 +146,10 @@ type Stats struct {
 	// BestScaled is the best scaled score of any finished attempt (0 = none), BestAt when.
 	BestScaled int       `json:"best_scaled"`
 	BestAt     time.Time `json:"best_at,omitzero"`
-	// GradeRuns counts grading runs.
-	GradeRuns int `json:"grade_runs"`
+	// GradeRuns counts grading runs; LastGrade is the newest of any kata (including runs whose
+	// workspace named no kata), nil if none.
+	GradeRuns int       `json:"grade_runs"`
+	LastGrade *GradeRun `json:"last_grade"`
 	// Cards counts scheduled cards, Due those due now, Reviews the review log's length.
 	Cards   int `json:"cards"`
 	Due     int `json:"due"`
