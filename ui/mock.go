@@ -697,9 +697,17 @@ func (m *mockModel) confirmContent() string {
 func (m *mockModel) offerContent() string {
 	st := m.c.st
 	a := m.offer
+	// Count complete answers, as the exam's header does (a half-marked multiple-response item
+	// is saved but not answered).
+	choose := map[string]int{}
+	if qs, err := exam.Rebuild(m.c.lib.Packets(), a.Items, a.Seed); err == nil {
+		for _, q := range qs {
+			choose[q.Ref] = q.Item.Choose
+		}
+	}
 	answered := 0
-	for _, ea := range m.offered {
-		if len(ea.Chosen) > 0 {
+	for ref, ea := range m.offered {
+		if n, ok := choose[ref]; ok && len(ea.Chosen) == n {
 			answered++
 		}
 	}

@@ -84,13 +84,15 @@ func (m *reviewModel) Start() tea.Cmd {
 }
 
 // build makes the deck: the due cards still in the library (an edited item's old card is
-// skipped), then new cards in packet order, items before trap rows.
+// skipped), then up to NewCardsPerSession new cards taken in turn from each kata, items before
+// trap rows.
 func (m *reviewModel) build(due []progress.DueCard, known map[string]bool) {
 	seed := m.c.seed()
 	items := map[string]card{}
 	traps := map[string]card{}
-	var fresh []card
+	var perKata [][]card // never-seen cards of each packet, items first
 	for _, p := range m.packets() {
+		var fresh []card
 		for _, c := range practiceCards(p, seed) {
 			items[c.cardID] = c
 			if !known[c.cardID] {
@@ -101,6 +103,19 @@ func (m *reviewModel) build(due []progress.DueCard, known map[string]bool) {
 			traps[c.cardID] = c
 			if !known[c.cardID] {
 				fresh = append(fresh, c)
+			}
+		}
+		perKata = append(perKata, fresh)
+	}
+	// New cards are taken in turn from each kata.
+	var fresh []card
+	for more := true; more; {
+		more = false
+		for i := range perKata {
+			if len(perKata[i]) > 0 {
+				fresh = append(fresh, perKata[i][0])
+				perKata[i] = perKata[i][1:]
+				more = true
 			}
 		}
 	}
