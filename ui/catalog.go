@@ -192,3 +192,18 @@ func (m *catalogModel) View() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// packetsFor returns the packets named by ids, in that order (unknown ids skipped); no ids
+// means every packet.
+func packetsFor(lib *katas.Library, ids []string) []*katas.Packet {
+	if len(ids) == 0 {
+		return lib.Packets()
+	}
+	var ps []*katas.Packet
+	for _, id := range ids {
+		if p, ok := lib.Get(id); ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}

@@ -148,16 +148,7 @@ func newMock(c *common, opts ExamOptions) *mockModel {
 
 // packets returns the packets the exam draws from.
 func (m *mockModel) packets() []*katas.Packet {
-	if len(m.opts.Katas) == 0 {
-		return m.c.lib.Packets()
-	}
-	var ps []*katas.Packet
-	for _, id := range m.opts.Katas {
-		if p, ok := m.c.lib.Get(id); ok {
-			ps = append(ps, p)
-		}
-	}
-	return ps
+	return packetsFor(m.c.lib, m.opts.Katas)
 }
 
 // Start begins: with a store it first looks for an unfinished attempt to offer; without one it
@@ -405,12 +396,7 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press in the current phase.
 func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.PageUp):
-		m.vp.PageUp()
-		return nil
-	case key.Matches(msg, m.keys.PageDown):
-		m.vp.PageDown()
+	if page(&m.vp, m.keys.PageUp, m.keys.PageDown, msg) {
 		return nil
 	}
 	switch m.phase {

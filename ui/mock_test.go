@@ -8,6 +8,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -232,5 +234,31 @@ func TestExamDefaults(t *testing.T) {
 	}
 	if !strings.Contains(clock(-time.Second), "00:00") {
 		t.Error("negative time")
+	}
+}
+
+// TestNewScreensFitAnySize resizes while each new screen is on show: every frame fits.
+func TestNewScreensFitAnySize(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {120, 40}, {50, 12}, {30, 8}, {200, 60}}
+	flows := map[string][]string{
+		"mock question": {"x"},
+		"mock jump":     {"x", "o"},
+		"mock confirm":  {"x", "s"},
+		"mock result":   {"x", "s", "y"},
+		"mock review":   {"x", "s", "y", "r"},
+		"review":        {"r"},
+		"drill":         {"enter", "d", "a"},
+		"help":          {"enter", "?"},
+	}
+	for name, keys := range flows {
+		d := newDriverLib(t, drillLib(t), Options{}, 80, 24)
+		d.press(keys...)
+		for _, sz := range sizes {
+			d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			d.checkFrame(sz[0], sz[1])
+			if t.Failed() {
+				t.Fatalf("%s at %dx%d:\n%s", name, sz[0], sz[1], d.view())
+			}
+		}
 	}
 }

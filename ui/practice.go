@@ -223,12 +223,7 @@ func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press.
 func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.PageUp):
-		m.vp.PageUp()
-		return nil
-	case key.Matches(msg, m.keys.PageDown):
-		m.vp.PageDown()
+	if page(&m.vp, m.keys.PageUp, m.keys.PageDown, msg) {
 		return nil
 	}
 	if m.finished || m.answer != nil {

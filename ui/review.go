@@ -39,16 +39,7 @@ func newReview(c *common, ids []string) *reviewModel {
 
 // packets returns the packets the session covers.
 func (m *reviewModel) packets() []*katas.Packet {
-	if len(m.katas) == 0 {
-		return m.c.lib.Packets()
-	}
-	var ps []*katas.Packet
-	for _, id := range m.katas {
-		if p, ok := m.c.lib.Get(id); ok {
-			ps = append(ps, p)
-		}
-	}
-	return ps
+	return packetsFor(m.c.lib, m.katas)
 }
 
 // Start loads the due cards (or, without a store, builds a deck of new cards at once).
