@@ -67,11 +67,11 @@ type kataKeys struct {
 
 func newKataKeys() kataKeys {
 	return kataKeys{
-		Next:   key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→ tab", "layer")),
+		Next:   key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
 		Prev:   key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
 		Layer:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
 		Exam:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
-		Drill:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "trap drill")),
+		Drill:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
 		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
 		Traps:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
 		Task:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),

@@ -154,7 +154,7 @@ func (m *mockModel) packets() []*katas.Packet {
 // Start begins: with a store it first looks for an unfinished attempt to offer; without one it
 // draws a new exam at once.
 func (m *mockModel) Start() tea.Cmd {
-	m.gen++
+	m.gen = m.c.nextGen()
 	m.note = ""
 	if m.c.store == nil {
 		return m.newAttempt()
@@ -279,7 +279,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 		case modeConfirm:
 			return []key.Binding{m.keys.Yes, m.keys.No}
 		}
-		return []key.Binding{m.askKeys.Toggle, m.keys.Next, m.keys.Flag, m.keys.Jump, m.keys.Submit}
+		return []key.Binding{m.keys.Next, m.keys.Flag, m.keys.Jump, m.keys.Submit, m.askKeys.Toggle}
 	case mockResult:
 		return []key.Binding{m.keys.Review, m.keys.Scroll, m.keys.PageUp}
 	case mockReview:
@@ -627,7 +627,7 @@ func (m *mockModel) itemContent() (string, int) {
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	add(st.subtle.Render(wrapHanging("  ", "No feedback until you submit. Answers are saved as you give them.", w)))
+	add(st.subtle.Render(wrapHanging("  ", "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them.", w)))
 	return strings.Join(lines, "\n"), base + cursor
 }
 

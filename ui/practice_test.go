@@ -247,7 +247,7 @@ func TestHelpOverlay(t *testing.T) {
 	d.press("?")
 	d.mustSee("A minimal kata")
 	d.press("enter", "?")
-	d.mustSee("Keys — kata layers", "trap drill", "copy a prompt", "top/bottom")
+	d.mustSee("Keys — kata layers", "d drill", "copy a prompt", "top/bottom")
 	d.checkFrame(80, 24)
 	d.press("esc")
 	d.mustSee("1 knowledge") // esc closed the overlay, it did not go back

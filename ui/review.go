@@ -44,7 +44,7 @@ func (m *reviewModel) packets() []*katas.Packet {
 
 // Start loads the due cards (or, without a store, builds a deck of new cards at once).
 func (m *reviewModel) Start() tea.Cmd {
-	m.gen++
+	m.gen = m.c.nextGen()
 	if m.c.store == nil {
 		m.build(nil, nil)
 		return m.requestStem()

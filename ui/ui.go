@@ -123,6 +123,14 @@ type common struct {
 	watch   *watchers
 	store   Store
 	writer  *writer
+	gen     int // the last generation handed out
+}
+
+// nextGen returns a new generation number: an exam or review session's messages carry it, so a
+// message from an earlier session (a late tick) is told apart even across new screen models.
+func (c *common) nextGen() int {
+	c.gen++
+	return c.gen
 }
 
 // now reads the clock.
