@@ -146,7 +146,7 @@ func TestPracticeInTmux(t *testing.T) {
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 
 	s.start(env, bin, "exam", "--items", "10", "--seed", "42")
-	s.sendAll([]string{"Mock exam · item 1 of 10", "0 answered", "⏱ 20:00"})
+	s.sendAll([]string{"Mock exam · item 1 of 10", "0 answered", "left 20:00"})
 	// Two answers, each confirmed saved before the next key.
 	picks := []string{"a", "b"}
 	for i, letter := range picks {

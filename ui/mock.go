@@ -827,7 +827,7 @@ func (m *mockModel) View() string {
 		left = st.title.Render(fmt.Sprintf("Mock exam · item %d of %d", m.idx+1, len(m.qs))) +
 			st.subtle.Render(fmt.Sprintf(" · %d answered · %d flagged", answered, flagged))
 		if m.att.Limit > 0 {
-			right = "⏱ " + clock(m.deadline().Sub(m.now))
+			right = "left " + clock(m.deadline().Sub(m.now))
 			if m.deadline().Sub(m.now) < time.Minute {
 				right = st.fail.Render(right)
 			} else {

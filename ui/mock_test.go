@@ -56,7 +56,7 @@ func (d *driver) answer(right bool) {
 func TestMockExamRunsToScaledScore(t *testing.T) {
 	st := newMemStore()
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam}, 80, 24)
-	d.mustSee("Mock exam · item 1 of 5", "0 answered · 0 flagged", "⏱ 10:00", "No feedback until you submit")
+	d.mustSee("Mock exam · item 1 of 5", "0 answered · 0 flagged", "left 10:00", "No feedback until you submit")
 	d.checkFrame(80, 24)
 	// Items 1-4 right, item 5 wrong; nothing says right or wrong before submitting.
 	for i := 0; i < 5; i++ {
@@ -156,12 +156,12 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
 	st := newMemStore()
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam, Exam: ExamOptions{Items: 2, Time: 2 * time.Minute}}, 80, 24)
-	d.mustSee("item 1 of 2", "⏱ 02:00")
+	d.mustSee("item 1 of 2", "left 02:00")
 	d.answer(true)
 	d.advance(time.Second)
-	d.mustSee("⏱ 01:59")
+	d.mustSee("left 01:59")
 	d.advance(118 * time.Second)
-	d.mustSee("⏱ 00:01")
+	d.mustSee("left 00:01")
 	d.advance(time.Second)
 	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score 1/2")
 	if a := st.attempt(1); a.Finished.IsZero() || a.Points != 1 {

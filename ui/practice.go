@@ -156,6 +156,14 @@ func (m *practiceModel) begin() {
 	m.vp.GotoTop()
 }
 
+// Activate restarts the answer clock of an unanswered card when the screen comes into view, so
+// time spent elsewhere does not count as time spent answering (and rate a quick answer as slow).
+func (m *practiceModel) Activate() {
+	if m.answer == nil && !m.finished {
+		m.shown = m.c.now()
+	}
+}
+
 // cur returns the card on show.
 func (m *practiceModel) cur() card { return m.deck[m.idx] }
 

@@ -97,7 +97,9 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 func TestQuizRecordsAnswers(t *testing.T) {
 	st := newMemStore()
 	d := newDriver(t, Options{Store: st}, 80, 24)
-	d.press("enter", "x")
+	d.press("enter")
+	d.advance(10 * time.Minute) // reading the layers is not time spent answering
+	d.press("x")
 	d.advance(20 * time.Second)
 	d.pick(true)
 	d.mustSee("✓ correct", "rated good")

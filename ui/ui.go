@@ -402,6 +402,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.current = msg.to
+		if a, ok := m.active().(interface{ Activate() }); ok {
+			a.Activate()
+		}
 		cmds := []tea.Cmd{m.resize()}
 		if msg.to == taskScreen {
 			cmds = append(cmds, m.sessions[m.packet].task.Open())
