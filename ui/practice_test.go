@@ -280,3 +280,16 @@ func TestStartupWarning(t *testing.T) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+func TestReviewStartsOverWithFreshCards(t *testing.T) {
+	st := newMemStore()
+	d := newDriver(t, Options{Store: st, Start: StartReview}, 80, 24)
+	d.mustSee("0 due · 4 new")
+	for i := 0; i < 4; i++ {
+		d.pick(true)
+		d.press("n")
+	}
+	d.mustSee("Review — done", "Score: 4/4")
+	d.press("r")
+	d.mustSee("Nothing is due and every card has been seen")
+}

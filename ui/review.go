@@ -143,6 +143,10 @@ func (m *reviewModel) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return cmd
 	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.keys.Restart) {
+		// Start over means a fresh session: what is due now, and new cards.
+		return m.Start()
+	}
 	return m.practiceModel.Update(msg)
 }
 
