@@ -762,8 +762,9 @@ func (m *mockModel) resultContent() string {
 		verdict = st.fail.Render("FAIL")
 	}
 	lines := []string{
-		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + "  " + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
+		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
 		fmt.Sprintf("  Raw score %d/%d items correct", r.Points, r.Max),
+		st.subtle.Render(wrapHanging("  ", "An item scores only when exactly its keyed options are chosen.", m.width)),
 		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
 	}
 	if m.note != "" {
