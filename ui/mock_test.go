@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
 )
 
 // examLib is three katas: alpha-kata and beta-kata (two single-answer items each) and
@@ -260,5 +262,34 @@ func TestNewScreensFitAnySize(t *testing.T) {
 				t.Fatalf("%s at %dx%d:\n%s", name, sz[0], sz[1], d.view())
 			}
 		}
+	}
+}
+
+// TestMockExamWithProgressStore runs the exam on the real SQLite store: answers saved, a new
+// model resumes them, the submitted attempt shows in the catalog as the best exam.
+func TestMockExamWithProgressStore(t *testing.T) {
+	st, err := progress.Open(filepath.Join(t.TempDir(), "progress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lib := examLib(t)
+	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d.answer(true)
+	d.press("n")
+	d.answer(false)
+	d.press("f")
+	d.mustSee("2 answered · 1 flagged", "saved")
+	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d2.mustSee("5 items · 2 answered so far")
+	d2.press("r")
+	d2.mustSee("2 answered · 1 flagged")
+	d2.press("s", "y")
+	d2.mustSee("Scaled score 280", "(raw 1/5)")
+	d2.press("esc")
+	d2.mustSee("best exam 280")
+	open, err := st.OpenAttempt()
+	if err != nil || open != nil {
+		t.Errorf("an attempt is still open after submitting: %+v, %v", open, err)
 	}
 }

@@ -492,7 +492,7 @@ func (m Model) fullHelp(sc screen) string {
 	lines := []string{st.title.Render("Keys") + st.subtle.Render(" — "+screenName(m.current)), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
 	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
-	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages. ? or esc closes this help.", m.width)))
+	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse). ? or esc closes this help.", m.width)))
 	return strings.Join(lines, "\n")
 }
 
