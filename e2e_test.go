@@ -100,7 +100,7 @@ func TestEndToEndInTmux(t *testing.T) {
 		t.Errorf("the knowledge layer is still on screen after switching to examples:\n%s", scr)
 	}
 	s.send("se-01", "x") // exam
-	scr = s.send("[key]", "a")
+	scr = s.send("correct", "a")
 	if !strings.Contains(scr, "orrect") {
 		t.Errorf("answering showed no verdict:\n%s", scr)
 	}

@@ -37,7 +37,7 @@ type storeErrMsg struct {
 	err error
 }
 
-// storeWarning formats a store failure for the warning line.
+// String formats a store failure for the warning line.
 func (m storeErrMsg) String() string { return fmt.Sprintf("progress not saved (%s): %v", m.op, m.err) }
 
 // progressChangedMsg says the store was written: the catalog refreshes its summaries.
@@ -62,15 +62,17 @@ func (w *writer) next() uint64 {
 }
 
 // run performs fn for key at seq unless a later write for key already ran (an empty key never
-// skips); skipped reports that it did not run.
-func (w *writer) run(key string, seq uint64, fn func() error) (skipped bool, err error) {
+// skips: every practice answer is its own row).
+func (w *writer) run(key string, seq uint64, fn func() error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if key != "" && w.done[key] > seq {
-		return true, nil
+	if key != "" {
+		if w.done[key] > seq {
+			return nil
+		}
+		w.done[key] = seq
 	}
-	w.done[key] = seq
-	return false, fn()
+	return fn()
 }
 
 // write returns a command running fn on the store in order for key; it answers with ok() (also
@@ -82,7 +84,7 @@ func (c *common) write(key, op string, fn func(Store) error, ok func() tea.Msg) 
 	seq := c.writer.next()
 	st := c.store
 	return func() tea.Msg {
-		_, err := c.writer.run(key, seq, func() error { return fn(st) })
+		err := c.writer.run(key, seq, func() error { return fn(st) })
 		switch {
 		case err != nil:
 			return storeErrMsg{op: op, err: err}
