@@ -193,6 +193,21 @@ func TestPracticeInTmux(t *testing.T) {
 	s.sendAll([]string{"Trap 1 of", "Which pattern avoids this trap?"}, "d")
 	s.sendAll([]string{"Why it fails:", "[key]"}, "a")
 	s.send("Trap 2 of", "n")
+
+	// A prompt copied through OSC 52 lands in tmux's paste buffer (set-clipboard on).
+	s.tmux("set-option", "-g", "set-clipboard", "on")
+	s.send("1 knowledge", "Escape")
+	s.send("c copy a prompt", "2")
+	s.send("Copy which prompt to the clipboard?", "c")
+	s.send("to the clipboard (OSC 52", "a")
+	buf := s.tmux("show-buffer")
+	prompt, err := os.ReadFile(filepath.Join("packets", "mcp-engineering", "prompts", "01-write-the-server-config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(buf) < 100 || strings.Contains(buf, "```") || !strings.Contains(string(prompt), strings.TrimSpace(buf)) {
+		t.Errorf("the paste buffer does not hold the prompt's code block:\n%s", buf)
+	}
 	s.tmux("send-keys", "-t", "kata", "q")
 	s.waitGone()
 

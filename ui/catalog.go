@@ -76,8 +76,17 @@ func (m *catalogModel) SetSize(w, h int) tea.Cmd {
 
 // Update moves the cursor and opens the chosen packet.
 func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
-	if p, ok := msg.(catalogProgressMsg); ok {
-		m.progress, m.due = p.summaries, p.due
+	switch msg := msg.(type) {
+	case catalogProgressMsg:
+		m.progress, m.due = msg.summaries, msg.due
+		return nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.cursor = max(m.cursor-1, 0)
+		case tea.MouseWheelDown:
+			m.cursor = max(min(m.cursor+1, len(m.packets)-1), 0)
+		}
 		return nil
 	}
 	k, ok := msg.(tea.KeyPressMsg)

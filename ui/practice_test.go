@@ -293,3 +293,19 @@ func TestReviewStartsOverWithFreshCards(t *testing.T) {
 	d.press("r")
 	d.mustSee("Nothing is due and every card has been seen")
 }
+
+func TestMouseWheelMovesCatalogCursor(t *testing.T) {
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "k-one", nil)
+	copyPacket(t, fsys, "k-two", nil)
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDriverLib(t, lib, Options{}, 80, 24)
+	d.mustSee("> A minimal kata (k-one)")
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	d.mustSee("> A minimal kata (k-two)")
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	d.mustSee("> A minimal kata (k-one)")
+}

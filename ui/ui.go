@@ -357,7 +357,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.warning = ""
 		var cmd tea.Cmd
 		switch {
-		case key.Matches(msg, m.keys.Quit) && (msg.String() == "ctrl+c" || !m.typing()):
+		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
 		case m.overlay:
 			if key.Matches(msg, m.keys.Help) || key.Matches(msg, m.keys.Back) {
@@ -424,10 +424,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, m.broadcast(msg)
 }
-
-// typing reports whether q is an answer key on the active screen rather than quit: never, for
-// now (option letters stop at e), but kept as the one place to decide.
-func (m Model) typing() bool { return false }
 
 // broadcast gives a message to every screen.
 func (m Model) broadcast(msg tea.Msg) tea.Cmd {
