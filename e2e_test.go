@@ -142,7 +142,14 @@ func TestPracticeInTmux(t *testing.T) {
 	bin := buildKata(t, tmp)
 	state := filepath.Join(tmp, "state", "progress.db")
 	s := &tmuxSession{t: t, sock: filepath.Join(tmp, "tmux.sock")}
-	env := []string{"env", "TERM=xterm-256color", "HOME=" + tmp, "KATA_STATE=" + state, "NO_COLOR=1", "PATH=" + os.Getenv("PATH")}
+	// The "editor" notes the folder it was opened on, outside the workspace (no re-grade).
+	editor := filepath.Join(tmp, "editor.sh")
+	edited := filepath.Join(tmp, "edited")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\necho \"$1\" > "+edited+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"env", "TERM=xterm-256color", "HOME=" + tmp, "KATA_STATE=" + state, "NO_COLOR=1", "PATH=" + os.Getenv("PATH"),
+		"EDITOR=" + editor, "XDG_DATA_HOME=" + filepath.Join(tmp, "data")}
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 
 	s.start(env, bin, "exam", "--items", "10", "--seed", "42")
@@ -207,6 +214,15 @@ func TestPracticeInTmux(t *testing.T) {
 	}
 	if len(buf) < 100 || strings.Contains(buf, "```") || !strings.Contains(string(prompt), strings.TrimSpace(buf)) {
 		t.Errorf("the paste buffer does not hold the prompt's code block:\n%s", buf)
+	}
+
+	// e on the task screen hands the terminal to $EDITOR on the workspace and comes back.
+	s.send("press i to create it", "w")
+	s.send("Created from the python template", "i")
+	s.send("Back from the editor.", "e")
+	ws := filepath.Join(tmp, "data", "kata", "workspaces", "mcp-engineering")
+	if b, err := os.ReadFile(edited); err != nil || strings.TrimSpace(string(b)) != ws {
+		t.Errorf("the editor ran on %q (%v), want %s", b, err, ws)
 	}
 	s.tmux("send-keys", "-t", "kata", "q")
 	s.waitGone()
