@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
 )
 
@@ -250,10 +249,6 @@ func chooseHint(st styles, choose, marked int) string {
 	return st.subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or space, then enter. (%d marked)", choose, marked))
 }
 
-// itemHead is the title line of an item.
-func itemHead(st styles, it katas.Item, w int) string {
-	return st.label.Render(wrapHanging("  ", it.Title, w))
-}
 
 // letter is the display letter of position i.
 func letter(i int) string { return string(rune('a' + i)) }

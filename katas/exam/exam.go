@@ -299,17 +299,3 @@ func DrillRow(kata string, tbl katas.TrapTable, i int, rng *rand.Rand) (DrillQue
 	rng.Shuffle(len(opts), func(a, b int) { opts[a], opts[b] = opts[b], opts[a] })
 	return DrillQuestion{Kata: kata, Table: tbl.Title, Row: row, Options: opts, CardID: srs.TrapCardID(kata, tbl.Title, row)}, true
 }
-
-// DrillFor returns the drill question of one trap card (kind "trap"), for review sessions:
-// the row of p whose trapCardID is cardID, with distractors drawn from seed.
-func DrillFor(p *katas.Packet, cardID string, seed int64) (DrillQuestion, bool) {
-	rng := rngFor(seed, cardID)
-	for _, tbl := range p.Traps {
-		for i, row := range tbl.Rows {
-			if srs.TrapCardID(p.ID, tbl.Title, row) == cardID {
-				return DrillRow(p.ID, tbl, i, rng)
-			}
-		}
-	}
-	return DrillQuestion{}, false
-}
