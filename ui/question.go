@@ -249,7 +249,6 @@ func chooseHint(st styles, choose, marked int) string {
 	return st.subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or space, then enter. (%d marked)", choose, marked))
 }
 
-
 // letter is the display letter of position i.
 func letter(i int) string { return string(rune('a' + i)) }
 
