@@ -413,7 +413,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.takingKey(msg)
 	case mockResult:
 		switch {
-		case key.Matches(msg, m.keys.Review):
+		case key.Matches(msg, m.keys.Review) && len(m.qs) > 0:
 			m.phase = mockReview
 			m.show(0)
 			return m.requestStem()
@@ -552,8 +552,8 @@ func (m *mockModel) submit() tea.Cmd {
 	m.phase, m.mode = mockResult, modeItems
 	m.vp.GotoTop()
 	now := m.c.now()
+	m.att.Finished = now
 	att := m.att
-	att.Finished = now
 	att.Points, att.Max, att.Scaled, att.Passed = m.result.Points, m.result.Max, m.result.Scaled, m.result.Passed
 	var recs []progress.Answer
 	for _, q := range m.qs {
@@ -569,6 +569,10 @@ func (m *mockModel) submit() tea.Cmd {
 // refresh rebuilds the viewport content for the phase.
 func (m *mockModel) refresh() {
 	if m.width == 0 {
+		return
+	}
+	if len(m.qs) == 0 && m.phase >= mockTaking {
+		m.vp.SetContent("")
 		return
 	}
 	switch m.phase {
@@ -767,6 +771,12 @@ func (m *mockModel) resultContent() string {
 		st.subtle.Render(wrapHanging("  ", "An item scores only when exactly its keyed options are chosen.", m.width)),
 		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
 	}
+	used := m.att.Finished.Sub(m.att.Started)
+	if m.att.Limit > 0 {
+		lines = append(lines, fmt.Sprintf("  Time used %s of %s", clock(min(used, m.att.Limit)), clock(m.att.Limit)))
+	} else {
+		lines = append(lines, fmt.Sprintf("  Time used %s (untimed)", clock(used)))
+	}
 	if m.note != "" {
 		lines = append(lines, st.accent.Render(wrapHanging("  ", m.note, m.width)))
 	}
@@ -818,7 +828,7 @@ func keyLetters(opts []choice) string {
 // View draws the status line (item, counts, save state, countdown) and the phase's content.
 func (m *mockModel) View() string {
 	st := m.c.st
-	if len(m.qs) == 0 && (m.phase == mockTaking || m.phase == mockResult) {
+	if len(m.qs) == 0 && m.phase >= mockTaking {
 		return st.title.Render("Mock exam") + "\n\n  There are no exam items in the chosen katas."
 	}
 	var left, right, second string

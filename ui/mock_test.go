@@ -165,7 +165,7 @@ func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
 	d.advance(118 * time.Second)
 	d.mustSee("left 00:01")
 	d.advance(time.Second)
-	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score 1/2")
+	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score 1/2", "Time used 02:00 of 02:00")
 	if a := st.attempt(1); a.Finished.IsZero() || a.Points != 1 {
 		t.Errorf("attempt after time-out: %+v", a)
 	}
@@ -291,5 +291,22 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {
 		t.Errorf("an attempt is still open after submitting: %+v, %v", open, err)
+	}
+}
+
+func TestMockExamWithoutItems(t *testing.T) {
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "empty-kata", map[string]string{"exam.md": "# Exam\n"})
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Store{nil, newMemStore()} {
+		d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+		d.mustSee("There are no exam items in the chosen katas.")
+		d.press("n", "p", "f", "o", "down", "enter", "o", "s", "y", "r", "right", "esc")
+		d.checkFrame(80, 24)
+		d.press("esc")
+		d.mustSee("kata — MCP engineering katas")
 	}
 }
