@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"context"
 	"errors"
+	"math/rand/v2"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 )
@@ -309,4 +313,48 @@ func TestMockExamWithoutItems(t *testing.T) {
 		d.press("esc")
 		d.mustSee("kata — MCP engineering katas")
 	}
+}
+
+// TestRandomKeysNeverBreakTheFrame presses seeded random keys across every screen, resizing
+// now and then: nothing panics and every frame fits the terminal.
+func TestRandomKeysNeverBreakTheFrame(t *testing.T) {
+	keys := []string{"enter", "esc", "up", "down", "left", "right", "tab", "pgdown", "a", "b", "c", "d", "e",
+		"f", "g", "G", "i", "n", "o", "p", "r", "s", "t", "w", "x", "y", "1", "2", "3", "?", " "}
+	sizes := [][2]int{{80, 24}, {120, 40}, {40, 10}, {25, 6}}
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		st := newMemStore()
+		grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+		d := newDriverLib(t, examLib(t), Options{Store: st, Grade: grade, Exec: func(*exec.Cmd, tea.ExecCallback) tea.Cmd { return nil }}, 80, 24)
+		w, h := 80, 24
+		for i := 0; i < 600; i++ {
+			if rng.IntN(40) == 0 {
+				sz := sizes[rng.IntN(len(sizes))]
+				w, h = sz[0], sz[1]
+				d.send(tea.WindowSizeMsg{Width: w, Height: h})
+			}
+			k := keys[rng.IntN(len(keys))]
+			if k == " " {
+				k = "space"
+			}
+			d.send(keyMsgOrSpace(k))
+			if rng.IntN(20) == 0 {
+				d.advance(30 * time.Second)
+			}
+			if d.quit {
+				t.Fatal("quit without q")
+			}
+			d.checkFrame(w, h)
+			if t.Failed() {
+				t.Fatalf("seed %d, key %d (%s):\n%s", seed, i, k, d.view())
+			}
+		}
+	}
+}
+
+func keyMsgOrSpace(k string) tea.KeyPressMsg {
+	if k == "space" {
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	}
+	return keyMsg(k)
 }
