@@ -1,5 +1,13 @@
 // Package ui is kata's interactive terminal interface: one Bubble Tea root model that owns the
-// global keys and routes messages to the catalog, kata, exam, traps and task screens.
+// global keys (quit, back, the ? help overlay), the help line and the store warning line, and
+// routes messages to the screens: the catalog (with progress per kata), a packet's layers, its
+// practice quiz, trap tables, trap drill and task, the timed mock exam across katas (result and
+// review), and the spaced-repetition review of due cards.
+//
+// Screens are components: each has its own keys, SetSize, and an Update that does no I/O.
+// Everything that touches the disk (layers, the progress Store, grading, the editor) runs in a
+// tea.Cmd and comes back as a message; a Store failure becomes a one-line warning and never
+// stops the interface.
 package ui
 
 import (
