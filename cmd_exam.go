@@ -12,14 +12,19 @@ import (
 	"github.com/kata-mcp/kata/ui"
 )
 
-// checkKatas returns an error naming the first id that is not a packet of lib.
-func checkKatas(lib *katas.Library, ids []string) error {
+// loadLibraryFor loads the packets and checks that every id names one of them; an unknown id
+// is an error naming it and the known ones.
+func loadLibraryFor(ids []string) (*katas.Library, error) {
+	lib, err := loadLibrary()
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		if _, ok := lib.Get(id); !ok {
-			return fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
+			return nil, fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
 		}
 	}
-	return nil
+	return lib, nil
 }
 
 func newExamCmd() *cobra.Command {
@@ -40,11 +45,8 @@ func newExamCmd() *cobra.Command {
 			"A full-length mock: kata exam --items 60 --time 120m",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibraryFor(args)
 			if err != nil {
-				return err
-			}
-			if err := checkKatas(lib, args); err != nil {
 				return err
 			}
 			if items < 1 {

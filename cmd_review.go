@@ -16,11 +16,8 @@ func newReviewCmd() *cobra.Command {
 			"card (FSRS): wrong → again, right → good, right within 15 s → easy.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibraryFor(args)
 			if err != nil {
-				return err
-			}
-			if err := checkKatas(lib, args); err != nil {
 				return err
 			}
 			return runTUIWith(lib, ui.Options{Start: ui.StartReview, Exam: ui.ExamOptions{Katas: args}}, theme)
