@@ -73,7 +73,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newStatsCmd())
+	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	return root
 }
 

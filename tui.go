@@ -1,17 +1,52 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
-// runTUI opens the terminal UI on the library.
+// runTUI opens the terminal UI on the library at the catalog.
 func runTUI(lib *katas.Library) error {
-	return ui.Run(lib, ui.Options{Watch: true})
+	return runTUIWith(lib, ui.Options{}, "")
+}
+
+// runTUIWith opens the terminal UI with opts, the look decided by ui.Theme from theme (a --theme
+// value, "" for automatic) and the environment, and the progress store at
+// progress.DefaultPath() (KATA_STATE overrides it). A store that cannot be opened does not stop
+// the UI: it runs without saving and says so on its warning line.
+func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
+	style, err := ui.Theme(theme, os.Getenv)
+	if err != nil {
+		return err
+	}
+	opts.Style = style
+	opts.Watch = true
+	store, warning := openStore()
+	if store != nil {
+		defer store.Close()
+		opts.Store = store
+	}
+	opts.Warning = warning
+	return ui.Run(lib, opts)
+}
+
+// openStore opens the progress store, or returns why it could not.
+func openStore() (*progress.Store, string) {
+	path, err := progress.DefaultPath()
+	if err != nil {
+		return nil, fmt.Sprintf("progress is not saved: %v", err)
+	}
+	s, err := progress.Open(path)
+	if err != nil {
+		return nil, fmt.Sprintf("progress is not saved: %v", err)
+	}
+	return s, ""
 }
 
 // showRendered prints Markdown rendered for a terminal of the current width (glamour, dark
@@ -23,7 +58,11 @@ func showRendered(w io.Writer, md string) error {
 			width = cols
 		}
 	}
-	out, err := markdown.Render(md, width, markdown.StyleFor(os.Getenv("NO_COLOR") != "", true))
+	style, err := ui.Theme("", os.Getenv)
+	if err != nil {
+		style = markdown.StyleDark
+	}
+	out, err := markdown.Render(md, width, markdown.StyleFor(os.Getenv("NO_COLOR") != "", style != markdown.StyleLight))
 	if err != nil {
 		return err
 	}

@@ -10,16 +10,48 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
 )
 
-// catalogModel lists the packets; enter opens one.
+// catalogModel lists the packets with the learner's progress in each; enter opens one, x starts
+// a mock exam, r reviews the cards due today.
 type catalogModel struct {
-	c       *common
-	keys    catalogKeys
-	packets []*katas.Packet
-	cursor  int
-	width   int
-	height  int
+	c        *common
+	keys     catalogKeys
+	packets  []*katas.Packet
+	progress map[string]progress.KataSummary // nil until loaded (or without a store)
+	due      int                             // cards due now over every kata
+	cursor   int
+	width    int
+	height   int
+}
+
+// catalogProgressMsg carries every packet's summary and the cards due now.
+type catalogProgressMsg struct {
+	summaries map[string]progress.KataSummary
+	due       int
+}
+
+// Refresh returns the command that reads every packet's progress from the store.
+func (m *catalogModel) Refresh() tea.Cmd {
+	now := m.c.now()
+	ps := m.packets
+	return m.c.read("reading progress", func(s Store) (tea.Msg, error) {
+		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
+		for _, p := range ps {
+			sum, err := s.Summary(p.ID, now)
+			if err != nil {
+				return nil, err
+			}
+			msg.summaries[p.ID] = sum
+		}
+		due, err := s.Due(now, nil)
+		if err != nil {
+			return nil, err
+		}
+		msg.due = len(due)
+		return msg, nil
+	})
 }
 
 func newCatalog(c *common) *catalogModel {
@@ -28,11 +60,13 @@ func newCatalog(c *common) *catalogModel {
 
 // ShortHelp lists the catalog's keys.
 func (m *catalogModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.keys.Up, m.keys.Open}
+	return []key.Binding{m.keys.Up, m.keys.Open, m.keys.Exam, m.keys.Review}
 }
 
-// FullHelp lists the catalog's keys in one column.
-func (m *catalogModel) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp()} }
+// FullHelp lists the catalog's keys.
+func (m *catalogModel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{m.keys.Up, m.keys.Open}, {m.keys.Exam, m.keys.Review}}
+}
 
 // SetSize records the space the catalog has.
 func (m *catalogModel) SetSize(w, h int) tea.Cmd {
@@ -42,8 +76,30 @@ func (m *catalogModel) SetSize(w, h int) tea.Cmd {
 
 // Update moves the cursor and opens the chosen packet.
 func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case catalogProgressMsg:
+		m.progress, m.due = msg.summaries, msg.due
+		return nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.cursor = max(m.cursor-1, 0)
+		case tea.MouseWheelDown:
+			m.cursor = max(min(m.cursor+1, len(m.packets)-1), 0)
+		}
+		return nil
+	}
 	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(m.packets) == 0 {
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Exam):
+		return func() tea.Msg { return startMockMsg{} }
+	case key.Matches(k, m.keys.Review):
+		return func() tea.Msg { return startReviewMsg{} }
+	}
+	if len(m.packets) == 0 {
 		return nil
 	}
 	switch {
@@ -84,13 +140,42 @@ func (m *catalogModel) entry(i int) []string {
 	lines := []string{truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width)}
 	lines = append(lines, summaryLines(p.Summary, m.width)...)
 	counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
-	return append(lines, st.subtle.Render(truncate(counts, m.width)), "")
+	lines = append(lines, st.subtle.Render(truncate(counts, m.width)))
+	if sum, ok := m.progress[p.ID]; ok {
+		lines = append(lines, truncate(m.progressLine(p, sum), m.width))
+	}
+	return append(lines, "")
+}
+
+// progressLine sums up a kata's progress: layers read, best exam, last grade, cards due.
+func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) string {
+	st := m.c.st
+	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
+	if sum.BestScaled > 0 {
+		parts = append(parts, fmt.Sprintf("best exam %d", sum.BestScaled))
+	} else {
+		parts = append(parts, "no exam yet")
+	}
+	if g := sum.LastGrade; g != nil {
+		parts = append(parts, "last grade "+st.mark(g.Status)+fmt.Sprintf(" %d/%d", g.Passed, g.Passed+g.Failed+g.Errored))
+	} else {
+		parts = append(parts, "not graded yet")
+	}
+	parts = append(parts, fmt.Sprintf("%d due", sum.Due))
+	return "  " + strings.Join(parts, " · ")
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *catalogModel) View() string {
 	st := m.c.st
-	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(fmt.Sprintf("%d packet(s)", len(m.packets))), ""}
+	sub := fmt.Sprintf("%d packet(s)", len(m.packets))
+	if m.c.store != nil {
+		sub += fmt.Sprintf(" · due today (%d): r review", m.due)
+	} else {
+		sub += " · r review"
+	}
+	sub += " · x mock exam"
+	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(truncate(sub, m.width)), ""}
 	if len(m.packets) == 0 {
 		return strings.Join(append(head, "No packets found."), "\n")
 	}
@@ -115,4 +200,19 @@ func (m *catalogModel) View() string {
 		lines = append(lines, e...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// packetsFor returns the packets named by ids, in that order (unknown ids skipped); no ids
+// means every packet.
+func packetsFor(lib *katas.Library, ids []string) []*katas.Packet {
+	if len(ids) == 0 {
+		return lib.Packets()
+	}
+	var ps []*katas.Packet
+	for _, id := range ids {
+		if p, ok := lib.Get(id); ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }

@@ -2,9 +2,12 @@ package ui
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kata-mcp/kata/katas/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -31,17 +34,46 @@ func golden(t *testing.T, d *driver, name string) {
 	}
 }
 
+// TestGoldenScreens pins the main screens at 80×24 and 120×40: catalog (with progress), a
+// layer, the quiz answered, the trap table, the task, the help overlay, a mock exam item, its
+// result and review, a trap drill answered and a review card.
 func TestGoldenScreens(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
-	opts := Options{Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
-	d := newDriver(t, opts, 80, 24)
-	golden(t, d, "catalog-80x24")
-	d.press("enter")
-	golden(t, d, "knowledge-80x24")
-	d.press("x", "a")
-	golden(t, d, "exam-answered-80x24")
-	d.press("esc", "t")
-	golden(t, d, "traps-80x24")
-	d.press("esc", "w")
-	golden(t, d, "task-80x24")
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		w, h := size[0], size[1]
+		sz := fmt.Sprintf("-%dx%d", w, h)
+		st := newMemStore()
+		st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "pass", Passed: 9}}
+		opts := Options{Store: st, Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
+		d := newDriver(t, opts, w, h)
+		golden(t, d, "catalog"+sz)
+		d.press("enter")
+		golden(t, d, "knowledge"+sz)
+		d.press("x", "a")
+		golden(t, d, "exam-answered"+sz)
+		d.press("esc", "t")
+		golden(t, d, "traps"+sz)
+		d.press("esc", "w")
+		golden(t, d, "task"+sz)
+		d.press("?")
+		golden(t, d, "help-task"+sz)
+		d.press("esc", "esc", "d")
+		d.pick(false)
+		golden(t, d, "drill-answered"+sz)
+		d.press("esc", "esc", "r")
+		golden(t, d, "review"+sz)
+		d.press("esc", "x")
+		golden(t, d, "mock-question"+sz)
+		d.answer(true)
+		d.press("f", "n")
+		d.answer(false)
+		d.press("o")
+		golden(t, d, "mock-jump"+sz)
+		d.press("esc", "s", "y")
+		golden(t, d, "mock-result"+sz)
+		d.press("r")
+		golden(t, d, "mock-review"+sz)
+		d.press("esc", "esc", "?")
+		golden(t, d, "help-catalog"+sz)
+	}
 }

@@ -25,9 +25,13 @@ type kataModel struct {
 	want   renderKey
 	shown  renderKey // key of the content in the viewport
 	errMsg string
-	vp     viewport.Model
-	width  int
-	height int
+	// prompts are the prompts layer's prompts while the copy picker is open (nil otherwise);
+	// note is the last copy's outcome.
+	prompts []prompt
+	note    string
+	vp      viewport.Model
+	width   int
+	height  int
 }
 
 func newKata(c *common, p *katas.Packet) *kataModel {
@@ -36,15 +40,22 @@ func newKata(c *common, p *katas.Packet) *kataModel {
 
 // ShortHelp lists the kata screen's keys.
 func (m *kataModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.keys.Next, m.keys.scroll.Up, m.keys.Exam, m.keys.Traps, m.keys.Task}
+	if m.prompts != nil {
+		return []key.Binding{m.keys.Copy}
+	}
+	b := []key.Binding{m.keys.Next}
+	if m.layerName() == promptsLayer {
+		b = append(b, m.keys.Copy)
+	}
+	return append(b, m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task, m.keys.scroll.Up)
 }
 
 // FullHelp lists the kata screen's keys in columns.
 func (m *kataModel) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{m.keys.Next, m.keys.Layer},
+		{m.keys.Next, m.keys.Layer, m.keys.Copy},
 		{m.keys.scroll.Up, m.keys.scroll.PageUp, m.keys.scroll.Top},
-		{m.keys.Exam, m.keys.Traps, m.keys.Task},
+		{m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task},
 	}
 }
 
@@ -91,7 +102,7 @@ func (m *kataModel) selectLayer(i int) tea.Cmd {
 		return nil
 	}
 	m.layer = i
-	m.errMsg = ""
+	m.errMsg, m.note, m.prompts = "", "", nil
 	m.shown = renderKey{}
 	m.vp.SetContent("")
 	m.vp.GotoTop()
@@ -105,6 +116,7 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 		if msg.key != m.want {
 			return nil // stale: another layer, width or style was asked for since
 		}
+		first := m.shown.doc != msg.key.doc
 		m.shown = msg.key
 		if msg.err != nil {
 			m.errMsg = msg.err.Error()
@@ -113,8 +125,32 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.errMsg = ""
 		m.vp.SetContent(strings.TrimRight(msg.out, "\n "))
+		if first {
+			return m.c.layerRead(m.p.ID, m.layerName())
+		}
+	case promptsMsg:
+		if msg.packet != m.p.ID || m.layerName() != promptsLayer {
+			return nil
+		}
+		if msg.err != nil || len(msg.prompts) == 0 {
+			m.note = "No prompt to copy."
+			if msg.err != nil {
+				m.note = "Cannot read the prompts: " + msg.err.Error()
+			}
+			return nil
+		}
+		m.prompts = msg.prompts
+	case tea.MouseWheelMsg:
+		wheel(&m.vp, msg)
 	case tea.KeyPressMsg:
+		if m.prompts != nil {
+			return m.pick(msg)
+		}
 		switch {
+		case key.Matches(msg, m.keys.Copy) && m.layerName() == promptsLayer:
+			return loadPrompts(m.c.lib, m.p.ID)
+		case key.Matches(msg, m.keys.Drill):
+			return navigate(drillScreen)
 		case key.Matches(msg, m.keys.Next):
 			return m.selectLayer(m.layer + 1)
 		case key.Matches(msg, m.keys.Prev):
@@ -158,6 +194,10 @@ func (m *kataModel) View() string {
 	}
 	body := m.vp.View()
 	switch {
+	case m.prompts != nil:
+		body = m.pickerView()
+	case m.note != "":
+		body = st.accent.Render(truncate("  "+m.note, m.width)) + "\n" + strings.Join(strings.Split(body, "\n")[1:], "\n")
 	case m.errMsg != "":
 		body = st.fail.Render(wrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
 	case m.shown.doc == "":

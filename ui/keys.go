@@ -6,12 +6,14 @@ import "charm.land/bubbles/v2/key"
 type globalKeys struct {
 	Quit key.Binding
 	Back key.Binding
+	Help key.Binding
 }
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Back: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 	}
 }
 
@@ -42,66 +44,51 @@ func newScrollKeys(withLetters bool) scrollKeys {
 
 // catalogKeys are the catalog's keys.
 type catalogKeys struct {
-	Up, Down, Open key.Binding
+	Up, Down, Open, Exam, Review key.Binding
 }
 
 func newCatalogKeys() catalogKeys {
 	return catalogKeys{
-		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
-		Down: key.NewBinding(key.WithKeys("down", "j")),
-		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
+		Down:   key.NewBinding(key.WithKeys("down", "j")),
+		Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Exam:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mock exam")),
+		Review: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review due")),
 	}
 }
 
 // kataKeys are the kata screen's keys (plus scrolling).
 type kataKeys struct {
-	Next, Prev, Layer key.Binding
-	Exam, Traps, Task key.Binding
-	scroll            scrollKeys
+	Next, Prev, Layer        key.Binding
+	Exam, Traps, Task, Drill key.Binding
+	Copy                     key.Binding
+	scroll                   scrollKeys
 }
 
 func newKataKeys() kataKeys {
 	return kataKeys{
-		Next:   key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→ tab", "layer")),
+		Next:   key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
 		Prev:   key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
 		Layer:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
-		Exam:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "exam")),
+		Exam:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
+		Drill:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
+		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
 		Traps:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
 		Task:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),
 		scroll: newScrollKeys(true),
 	}
 }
 
-// examKeys are the exam's keys; option letters are matched separately.
-type examKeys struct {
-	Up, Down, Choose, Toggle, Next, Restart key.Binding
-	PageUp, PageDown                        key.Binding
-	Scroll                                  key.Binding // help only: ↑/↓ scroll once answered
-}
-
-func newExamKeys() examKeys {
-	return examKeys{
-		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "move")),
-		Down:     key.NewBinding(key.WithKeys("down")),
-		Choose:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("a-z/enter", "answer")),
-		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
-		Next:     key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", "next")),
-		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retake")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown")),
-		Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
-	}
-}
-
 // taskKeys are the task screen's keys.
 type taskKeys struct {
-	Init, Grade, Up, Down, PageUp, PageDown key.Binding
+	Init, Grade, Edit, Up, Down, PageUp, PageDown key.Binding
 }
 
 func newTaskKeys() taskKeys {
 	return taskKeys{
 		Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "create workspace")),
 		Grade:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "grade")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select test")),
 		Down:     key.NewBinding(key.WithKeys("down", "j")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),

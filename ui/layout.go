@@ -85,6 +85,19 @@ func scroll(vp *viewport.Model, k scrollKeys, msg tea.KeyPressMsg) bool {
 	return true
 }
 
+// page applies a page-up or page-down key to vp and reports whether msg was one.
+func page(vp *viewport.Model, up, down key.Binding, msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, up):
+		vp.PageUp()
+	case key.Matches(msg, down):
+		vp.PageDown()
+	default:
+		return false
+	}
+	return true
+}
+
 // percent formats the viewport's scroll position, or "" when everything fits.
 func percent(vp viewport.Model) string {
 	if vp.TotalLineCount() <= vp.Height() {

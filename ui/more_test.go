@@ -8,8 +8,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -41,11 +39,7 @@ func copyPacket(t *testing.T, fsys fstest.MapFS, id string, overrides map[string
 
 func driverFor(t *testing.T, lib *katas.Library, w, h int) *driver {
 	t.Helper()
-	dir := t.TempDir()
-	d := &driver{t: t, m: New(lib, Options{Style: "ascii", Workspace: func(id string) string { return dir + "/" + id }})}
-	d.send(d.m.Init())
-	d.send(tea.WindowSizeMsg{Width: w, Height: h})
-	return d
+	return newDriverLib(t, lib, Options{}, w, h)
 }
 
 const multiExam = "# Exam\n\n## `mc-01` Two flags\n\nScenario: customer-support\n\nWhich two fields are booleans?\n\nChoose: 2\n\n" +
@@ -62,12 +56,15 @@ func TestExamMultipleAnswers(t *testing.T) {
 	}
 	d := driverFor(t, lib, 80, 24)
 	d.press("enter", "x")
-	d.mustSee("Question 1 of 1", "Choose 2", "[ ] a) isError")
-	d.press("a", "enter") // one mark is not enough
-	d.mustSee("[x] a) isError", "[ ] c) isRetryable")
+	d.mustSee("Question 1 of 1", "Choose 2", ") isError")
+	a, b := d.letterOf("isError"), d.letterOf("isRetryable")
+	d.press(a, "enter") // one mark is not enough
+	d.mustSee("[x] "+a+") isError", "[ ] "+b+") isRetryable", "Choose exactly 2 (1 marked).")
 	d.mustNotSee("correct")
-	d.press("down", "down", "space", "enter")
-	d.mustSee("✓ correct", "a) isError [key] [your choice]", "c) isRetryable [key] [your choice]",
+	d.press(b, d.letterOf("errorCategory")) // a third mark is refused
+	d.mustSee("Choose exactly 2: unmark one first.")
+	d.press("enter")
+	d.mustSee("✓ correct", ") isError [key] [your choice]", ") isRetryable [key] [your choice]",
 		"A string naming the category.")
 	d.press("n")
 	d.mustSee("Score: 1/1 (100%)", "No misses.")

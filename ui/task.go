@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
 )
 
 // wsState is what the task screen knows of the workspace folder.
@@ -106,6 +109,9 @@ func (m *taskModel) ShortHelp() []key.Binding {
 	if !m.running() {
 		b = append(b, m.keys.Grade)
 	}
+	if m.ws == wsReady {
+		b = append(b, m.keys.Edit)
+	}
 	if len(m.tests()) > 0 {
 		b = append(b, m.keys.Up)
 	}
@@ -114,7 +120,7 @@ func (m *taskModel) ShortHelp() []key.Binding {
 
 // FullHelp lists the task screen's keys in one column.
 func (m *taskModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Init, m.keys.Grade, m.keys.Up, m.keys.PageUp}}
+	return [][]key.Binding{{m.keys.Init, m.keys.Grade, m.keys.Edit}, {m.keys.Up, m.keys.PageUp}}
 }
 
 // SetSize sizes the viewport.
@@ -178,6 +184,7 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.run = nil
 		m.report = msg.rep
+		cmd = m.recordGrade(msg.rep)
 		m.cursor = 0
 		for i, t := range m.report.Tests {
 			if t.Status != grader.StatusPass {
@@ -189,8 +196,19 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 		if m.regrade {
 			m.regrade = false
 			m.note = "A file changed while grading: grading again."
-			cmd = m.startGrade()
+			cmd = tea.Batch(cmd, m.startGrade())
 		}
+	case editorDoneMsg:
+		if msg.dir != m.dir {
+			return nil
+		}
+		m.note = "Back from the editor."
+		if msg.err != nil {
+			m.note = "The editor failed: " + msg.err.Error()
+		}
+		cmd = statWorkspace(m.p.ID, m.dir)
+	case tea.MouseWheelMsg:
+		wheel(&m.vp, msg)
 	case spinner.TickMsg:
 		if !m.running() {
 			return nil
@@ -218,6 +236,12 @@ func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = "Creating the workspace…"
 			return initWorkspace(m.p, m.dir, m.language())
 		}
+	case key.Matches(msg, m.keys.Edit):
+		if m.ws != wsReady {
+			m.note = "There is no workspace yet: press i to create it."
+			return nil
+		}
+		return m.edit()
 	case key.Matches(msg, m.keys.Grade):
 		switch {
 		case m.running():
@@ -428,4 +452,39 @@ func (m *taskModel) View() string {
 		title += "  " + st.subtle.Render(pc)
 	}
 	return truncate(title, m.width) + "\n\n" + m.vp.View()
+}
+
+// editorDoneMsg says the editor opened on dir has exited.
+type editorDoneMsg struct {
+	dir string
+	err error
+}
+
+// editorCommand returns the editor to run on dir: $VISUAL, else $EDITOR (either may carry
+// arguments, e.g. "code -w"), else vi.
+func editorCommand(getenv func(string) string, dir string) *exec.Cmd {
+	ed := strings.Fields(getenv("VISUAL"))
+	if len(ed) == 0 {
+		ed = strings.Fields(getenv("EDITOR"))
+	}
+	if len(ed) == 0 {
+		ed = []string{"vi"}
+	}
+	cmd := exec.Command(ed[0], append(ed[1:], dir)...)
+	cmd.Dir = dir
+	return cmd
+}
+
+// edit hands the terminal to the editor on the workspace and comes back when it exits.
+func (m *taskModel) edit() tea.Cmd {
+	dir := m.dir
+	return m.c.opts.Exec(editorCommand(os.Getenv, dir), func(err error) tea.Msg { return editorDoneMsg{dir: dir, err: err} })
+}
+
+// recordGrade stores a finished grading run.
+func (m *taskModel) recordGrade(rep *grader.Report) tea.Cmd {
+	pass, fail, errored := rep.Counts()
+	g := progress.GradeRun{Kata: m.p.ID, Workspace: m.dir, Seed: rep.Seed, Status: rep.Status, Passed: pass, Failed: fail, Errored: errored,
+		Duration: time.Duration(rep.DurationMS) * time.Millisecond, At: m.c.now()}
+	return m.c.write("", "recording the grade", func(s Store) error { return s.RecordGrade(g) }, changed)
 }

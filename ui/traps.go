@@ -14,6 +14,7 @@ type trapsModel struct {
 	c      *common
 	p      *katas.Packet
 	keys   scrollKeys
+	drill  key.Binding
 	vp     viewport.Model
 	width  int
 	height int
@@ -21,12 +22,12 @@ type trapsModel struct {
 }
 
 func newTraps(c *common, p *katas.Packet) *trapsModel {
-	return &trapsModel{c: c, p: p, keys: newScrollKeys(true), vp: viewport.New()}
+	return &trapsModel{c: c, p: p, keys: newScrollKeys(true), drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill these traps")), vp: viewport.New()}
 }
 
 // ShortHelp lists the trap screen's keys.
 func (m *trapsModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.keys.Up, m.keys.PageUp, m.keys.Top}
+	return []key.Binding{m.drill, m.keys.Up, m.keys.PageUp, m.keys.Top}
 }
 
 // FullHelp lists the trap screen's keys in one column.
@@ -44,10 +45,16 @@ func (m *trapsModel) SetSize(w, h int) tea.Cmd {
 	return nil
 }
 
-// Update scrolls.
+// Update scrolls, and d starts the drill.
 func (m *trapsModel) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		scroll(&m.vp, m.keys, k)
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.drill) {
+			return navigate(drillScreen)
+		}
+		scroll(&m.vp, m.keys, msg)
+	case tea.MouseWheelMsg:
+		wheel(&m.vp, msg)
 	}
 	return nil
 }

@@ -1,11 +1,21 @@
 // Package ui is kata's interactive terminal interface: one Bubble Tea root model that owns the
-// global keys and routes messages to the catalog, kata, exam, traps and task screens.
+// global keys (quit, back, the ? help overlay), the help line and the store warning line, and
+// routes messages to the screens: the catalog (with progress per kata), a packet's layers, its
+// practice quiz, trap tables, trap drill and task, the timed mock exam across katas (result and
+// review), and the spaced-repetition review of due cards.
+//
+// Screens are components: each has its own keys, SetSize, and an Update that does no I/O.
+// Everything that touches the disk (layers, the progress Store, grading, the editor) runs in a
+// tea.Cmd and comes back as a message; a Store failure becomes a one-line warning and never
+// stops the interface.
 package ui
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -22,6 +32,18 @@ import (
 // returns the report (never nil). The default calls grader.Grade with the Library.
 type GradeFunc func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report
 
+// Start names the screen the interface opens on.
+type Start int
+
+const (
+	// StartCatalog opens the catalog of katas.
+	StartCatalog Start = iota
+	// StartExam opens the mock exam (Options.Exam), offering to resume an unfinished one.
+	StartExam
+	// StartReview opens a review session of the due cards (Options.Exam.Katas limits it).
+	StartReview
+)
+
 // Options configure the interface. The zero value is usable.
 type Options struct {
 	// Grade runs a grading; nil means grader.Grade over the Library. Tests stub it.
@@ -32,16 +54,35 @@ type Options struct {
 	Watch bool
 	// Workspace maps a kata id to its workspace folder; nil means katas.DefaultWorkspace.
 	Workspace func(id string) string
-	// Style is the glamour style ("dark", "light", "notty", "ascii"). Empty means automatic:
-	// "dark" at first, "light" if the terminal reports a light background. With NoColor the
-	// style is "notty" (or "ascii" if asked for); otherwise a named style is kept as given.
+	// Style is the glamour style ("dark", "light", "notty", "ascii"); empty means "dark". The
+	// interface never asks the terminal for its colours (a query a detached terminal never
+	// answers): callers decide with Theme. With NoColor the style is "notty" (or "ascii" if
+	// asked for).
 	Style string
 	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. New also sets it when the
-	// NO_COLOR environment variable is non-empty.
+	// NO_COLOR environment variable is non-empty (https://no-color.org).
 	NoColor bool
 	// Language is the template language `i` creates a workspace from; empty means "python"
 	// when the packet has it, else the packet's first language.
 	Language string
+	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
+	// A failing store shows a one-line warning and never stops the interface.
+	Store Store
+	// Start is the screen to open on; Exam configures the mock exam (and, for StartReview, the
+	// katas to review).
+	Start Start
+	Exam  ExamOptions
+	// Now is the clock; nil means time.Now. Tick schedules a clock message after d; nil means
+	// tea.Tick. Tests pin both to drive the countdown by hand.
+	Now  func() time.Time
+	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
+	Seed int64
+	// Warning is shown on the warning line at start, e.g. why the store could not be opened.
+	Warning string
+	// Exec runs an external program (the editor) with the terminal handed over; nil means
+	// tea.ExecProcess.
+	Exec func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd
 }
 
 // gradeStopTimeout bounds how long Run waits, after the program ends, for a running grading
@@ -54,9 +95,12 @@ type screenID int
 const (
 	catalogScreen screenID = iota
 	kataScreen
-	examScreen
+	examScreen // the packet's practice quiz
 	trapsScreen
 	taskScreen
+	drillScreen
+	mockScreen
+	reviewScreen
 )
 
 // screen is one page of the interface. Update does no I/O (it returns commands); SetSize is
@@ -69,36 +113,71 @@ type screen interface {
 	SetSize(width, height int) tea.Cmd
 }
 
-// common is what every screen shares: the library, the options and the current look.
-type common struct {
-	lib       *katas.Library
-	opts      Options
-	st        styles
-	mdStyle   string
-	autoStyle bool
-	loader    *layerLoader
-	runs      *runTracker
-	watch     *watchers
+// backer is a screen that handles esc itself while it has something to close; ok false lets
+// the root go back.
+type backer interface {
+	Back() (cmd tea.Cmd, ok bool)
 }
 
-// setDark switches the automatic look to a dark or light background.
-func (c *common) setDark(dark bool) {
-	c.st = newStyles(dark, false)
-	c.mdStyle = markdown.StyleFor(false, dark)
+// common is what every screen shares: the library, the options, the current look, the store
+// and the clock.
+type common struct {
+	lib     *katas.Library
+	opts    Options
+	st      styles
+	mdStyle string
+	loader  *layerLoader
+	runs    *runTracker
+	watch   *watchers
+	store   Store
+	writer  *writer
+	gen     int // the last generation handed out
+}
+
+// nextGen returns a new generation number: an exam or review session's messages carry it, so a
+// message from an earlier session (a late tick) is told apart even across new screen models.
+func (c *common) nextGen() int {
+	c.gen++
+	return c.gen
+}
+
+// now reads the clock.
+func (c *common) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
+	}
+	return time.Now()
+}
+
+// tick schedules fn's message after d.
+func (c *common) tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	if c.opts.Tick != nil {
+		return c.opts.Tick(d, fn)
+	}
+	return tea.Tick(d, fn)
+}
+
+// seed returns the seed of a new draw.
+func (c *common) seed() int64 {
+	if c.opts.Seed != 0 {
+		return c.opts.Seed
+	}
+	return c.now().UnixNano()
 }
 
 // session holds the screens of one opened packet, kept while the program runs so that
-// returning to a packet finds its exam progress and grade results.
+// returning to a packet finds its quiz progress and grade results.
 type session struct {
 	kata  *kataModel
-	exam  *examModel
+	exam  *practiceModel
 	traps *trapsModel
 	task  *taskModel
+	drill *practiceModel
 }
 
 // screens lists the session's screens.
 func (s *session) screens() []screen {
-	return []screen{s.kata, s.exam, s.traps, s.task}
+	return []screen{s.kata, s.exam, s.traps, s.task, s.drill}
 }
 
 // openPacketMsg asks the root to open a packet's kata screen.
@@ -107,10 +186,17 @@ type openPacketMsg struct{ id string }
 // navMsg asks the root to show another screen of the current packet.
 type navMsg struct{ to screenID }
 
+// startMockMsg asks the root for the mock exam; startReviewMsg for a review session.
+type (
+	startMockMsg   struct{}
+	startReviewMsg struct{}
+)
+
 func navigate(to screenID) tea.Cmd { return func() tea.Msg { return navMsg{to} } }
 
 // Model is the root Bubble Tea model: it owns the global keys (q and ctrl+c quit, esc goes
-// back), the help line and the screen stack, and routes every other message to the screens.
+// back, ? shows every key), the help line, the store warning and the screen stack, and routes
+// every other message to the screens.
 type Model struct {
 	c        *common
 	keys     globalKeys
@@ -119,8 +205,12 @@ type Model struct {
 	height   int
 	catalog  *catalogModel
 	sessions map[string]*session
+	mock     *mockModel
+	review   *reviewModel
 	packet   string
 	current  screenID
+	overlay  bool   // the full help is on show
+	warning  string // the last store failure, until the next key
 }
 
 // New builds the interface over lib. It does no I/O; the program's first messages size it.
@@ -133,10 +223,13 @@ func New(lib *katas.Library, opts Options) Model {
 			return grader.Grade(ctx, lib, dir, grader.Options{Progress: progress})
 		}
 	}
+	if opts.Exec == nil {
+		opts.Exec = tea.ExecProcess
+	}
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers()}
+	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers(), store: opts.Store, writer: newWriter()}
 	switch {
 	case opts.NoColor:
 		c.mdStyle = markdown.StyleNoTTY
@@ -148,8 +241,8 @@ func New(lib *katas.Library, opts Options) Model {
 		c.mdStyle = opts.Style
 		c.st = newStyles(opts.Style != markdown.StyleLight, false)
 	default:
-		c.autoStyle = true
-		c.setDark(true)
+		c.mdStyle = markdown.StyleFor(false, true)
+		c.st = newStyles(true, false)
 	}
 	h := help.New()
 	h.Styles = c.st.help
@@ -161,6 +254,15 @@ func New(lib *katas.Library, opts Options) Model {
 		height:   24,
 		catalog:  newCatalog(c),
 		sessions: map[string]*session{},
+		mock:     newMock(c, opts.Exam),
+		review:   newReview(c, opts.Exam.Katas),
+		warning:  opts.Warning,
+	}
+	switch opts.Start {
+	case StartExam:
+		m.current = mockScreen
+	case StartReview:
+		m.current = reviewScreen
 	}
 	return m
 }
@@ -178,16 +280,26 @@ func Run(lib *katas.Library, opts Options) error {
 	return nil
 }
 
-// Init asks the terminal for its background colour (answered or not; nothing waits for it).
+// Init loads the catalog's progress and starts the screen asked for.
 func (m Model) Init() tea.Cmd {
-	if m.c.autoStyle {
-		return tea.RequestBackgroundColor
+	cmds := []tea.Cmd{m.catalog.Refresh()}
+	switch m.current {
+	case mockScreen:
+		cmds = append(cmds, m.mock.Start())
+	case reviewScreen:
+		cmds = append(cmds, m.review.Start())
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
 // active returns the screen on show.
 func (m Model) active() screen {
+	switch m.current {
+	case mockScreen:
+		return m.mock
+	case reviewScreen:
+		return m.review
+	}
 	if s, ok := m.sessions[m.packet]; ok {
 		switch m.current {
 		case kataScreen:
@@ -198,47 +310,85 @@ func (m Model) active() screen {
 			return s.traps
 		case taskScreen:
 			return s.task
+		case drillScreen:
+			return s.drill
 		}
 	}
 	return m.catalog
 }
 
-// resize gives the active screen the space above the help line.
-func (m Model) resize() tea.Cmd {
-	return m.active().SetSize(m.width, max(m.height-1, 1))
+// bodyHeight is the height left for the active screen: all but the help line and, when
+// shown, the warning line.
+func (m Model) bodyHeight() int {
+	h := m.height - 1
+	if m.warning != "" {
+		h--
+	}
+	return max(h, 1)
 }
 
-// Update routes a message: global keys first, keys to the active screen, everything else
-// (render results, grading progress, spinner ticks) to every screen.
+// resize gives the active screen the space above the help line.
+func (m Model) resize() tea.Cmd {
+	return m.active().SetSize(m.width, m.bodyHeight())
+}
+
+// back goes one screen up: from a packet's screens to its kata screen, from there and from the
+// exam and review to the catalog.
+func (m *Model) back() tea.Cmd {
+	if b, ok := m.active().(backer); ok {
+		if cmd, handled := b.Back(); handled {
+			return cmd
+		}
+	}
+	switch m.current {
+	case catalogScreen:
+		return nil
+	case kataScreen, mockScreen, reviewScreen:
+		m.current = catalogScreen
+		return tea.Batch(m.resize(), m.catalog.Refresh())
+	default:
+		m.current = kataScreen
+	}
+	return m.resize()
+}
+
+// Update routes a message: global keys first, keys and mouse wheels to the active screen,
+// everything else (render results, grading progress, store answers, ticks) to every screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 		m.help.SetWidth(m.width)
 		return m, m.resize()
-	case tea.BackgroundColorMsg:
-		if !m.c.autoStyle {
-			return m, nil
-		}
-		m.c.setDark(msg.IsDark())
-		m.help.Styles = m.c.st.help
-		return m, m.resize()
 	case tea.KeyPressMsg:
+		hadWarning := m.warning != ""
+		m.warning = ""
+		var cmd tea.Cmd
 		switch {
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
-		case key.Matches(msg, m.keys.Back):
-			switch m.current {
-			case catalogScreen:
-				return m, nil
-			case kataScreen:
-				m.current = catalogScreen
-			default:
-				m.current = kataScreen
+		case m.overlay:
+			if key.Matches(msg, m.keys.Help) || key.Matches(msg, m.keys.Back) {
+				m.overlay = false
 			}
-			return m, m.resize()
+		case key.Matches(msg, m.keys.Help):
+			m.overlay = true
+		case key.Matches(msg, m.keys.Back):
+			cmd = m.back()
+		default:
+			cmd = m.active().Update(msg)
 		}
+		if hadWarning {
+			cmd = tea.Batch(cmd, m.resize())
+		}
+		return m, cmd
+	case tea.MouseWheelMsg:
 		return m, m.active().Update(msg)
+	case storeErrMsg:
+		m.warning = msg.String()
+		return m, tea.Batch(m.resize(), m.broadcast(msg))
+	case progressChangedMsg:
+		return m, tea.Batch(m.catalog.Refresh(), m.broadcast(msg))
 	case openPacketMsg:
 		p, ok := m.c.lib.Get(msg.id)
 		if !ok {
@@ -247,9 +397,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
 				kata:  newKata(m.c, p),
-				exam:  newExam(m.c, p),
+				exam:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.seed())),
 				traps: newTraps(m.c, p),
 				task:  newTask(m.c, p),
+				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.seed())),
 			}
 		}
 		m.packet, m.current = p.ID, kataScreen
@@ -259,28 +410,57 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.current = msg.to
+		if a, ok := m.active().(interface{ Activate() }); ok {
+			a.Activate()
+		}
 		cmds := []tea.Cmd{m.resize()}
 		if msg.to == taskScreen {
 			cmds = append(cmds, m.sessions[m.packet].task.Open())
 		}
 		return m, tea.Batch(cmds...)
+	case startMockMsg:
+		m.current = mockScreen
+		if m.mock.taking() {
+			return m, m.resize()
+		}
+		m.mock = newMock(m.c, m.c.opts.Exam)
+		return m, tea.Batch(m.mock.Start(), m.resize())
+	case startReviewMsg:
+		m.current = reviewScreen
+		m.review = newReview(m.c, m.c.opts.Exam.Katas)
+		return m, tea.Batch(m.review.Start(), m.resize())
 	}
-	cmds := []tea.Cmd{m.catalog.Update(msg)}
+	return m, m.broadcast(msg)
+}
+
+// broadcast gives a message to every screen.
+func (m Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := []tea.Cmd{m.catalog.Update(msg), m.mock.Update(msg), m.review.Update(msg)}
 	for _, s := range m.sessions {
 		for _, sc := range s.screens() {
 			cmds = append(cmds, sc.Update(msg))
 		}
 	}
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
 }
 
-// View draws the active screen above a help line of its keys and the global ones.
+// View draws the active screen (or the full help) above the warning and the help line. Mouse
+// cell motion is on so the wheel scrolls.
 func (m Model) View() tea.View {
 	sc := m.active()
-	body := fitBlock(sc.View(), m.width, max(m.height-1, 1))
+	var body string
+	if m.overlay {
+		body = fitBlock(m.fullHelp(sc), m.width, m.bodyHeight())
+	} else {
+		body = fitBlock(sc.View(), m.width, m.bodyHeight())
+	}
+	if m.warning != "" {
+		body += "\n" + fitBlock(m.c.st.fail.Render("⚠ "+m.warning), m.width, 1)
+	}
 	line := fitBlock(m.helpLine(sc), m.width, 1)
 	v := tea.NewView(body + "\n" + line)
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "kata"
 	return v
 }
@@ -289,6 +469,9 @@ func (m Model) View() tea.View {
 // the screen's last keys are dropped first, so "esc back" and "q quit" always show.
 func (m Model) helpLine(sc screen) string {
 	own, global := sc.ShortHelp(), m.globalHelp()
+	if m.overlay {
+		own = nil
+	}
 	measure := m.help
 	measure.SetWidth(0) // no truncation
 	for len(own) > 0 && lipgloss.Width(measure.ShortHelpView(append(own[:len(own):len(own)], global...))) > m.width {
@@ -300,7 +483,24 @@ func (m Model) helpLine(sc screen) string {
 // globalHelp lists the global keys that apply on the active screen.
 func (m Model) globalHelp() []key.Binding {
 	if m.current == catalogScreen {
-		return []key.Binding{m.keys.Quit}
+		return []key.Binding{m.keys.Help, m.keys.Quit}
 	}
-	return []key.Binding{m.keys.Back, m.keys.Quit}
+	return []key.Binding{m.keys.Help, m.keys.Back, m.keys.Quit}
+}
+
+// fullHelp lays out every key of the active screen and the global keys.
+func (m Model) fullHelp(sc screen) string {
+	st := m.c.st
+	h := m.help
+	h.SetWidth(m.width)
+	lines := []string{st.title.Render("Keys") + st.subtle.Render(" — "+screenName(m.current)), ""}
+	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
+	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
+	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse). ? or esc closes this help.", m.width)))
+	return strings.Join(lines, "\n")
+}
+
+// screenName names a screen for the help overlay.
+func screenName(id screenID) string {
+	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[id]
 }

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
@@ -29,12 +31,48 @@ func loadLib(t *testing.T) *katas.Library {
 // run and its messages fed back until none is left. Spinner ticks are dropped (the next tick
 // would sleep), so nothing here waits on a clock.
 type driver struct {
-	t    *testing.T
-	m    tea.Model
-	quit bool
+	t     *testing.T
+	m     tea.Model
+	quit  bool
+	clock time.Time
+	ticks []func(time.Time) tea.Msg // countdown ticks waiting for the clock to move
+}
+
+// t0 is the fake clock's start.
+var t0 = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+
+// withClock gives opts a fake clock that only advance moves, and ticks that fire only then.
+func (d *driver) withClock(opts Options) Options {
+	d.clock = t0
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return d.clock }
+	}
+	if opts.Tick == nil {
+		opts.Tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+			d.ticks = append(d.ticks, fn)
+			return nil
+		}
+	}
+	return opts
+}
+
+// advance moves the fake clock by dt and fires the ticks that were waiting.
+func (d *driver) advance(dt time.Duration) {
+	d.t.Helper()
+	d.clock = d.clock.Add(dt)
+	ticks := d.ticks
+	d.ticks = nil
+	for _, fn := range ticks {
+		d.send(fn(d.clock))
+	}
 }
 
 func newDriver(t *testing.T, opts Options, w, h int) *driver {
+	t.Helper()
+	return newDriverLib(t, loadLib(t), opts, w, h)
+}
+
+func newDriverLib(t *testing.T, lib *katas.Library, opts Options, w, h int) *driver {
 	t.Helper()
 	if opts.Style == "" {
 		opts.Style = "ascii"
@@ -43,7 +81,11 @@ func newDriver(t *testing.T, opts Options, w, h int) *driver {
 		dir := t.TempDir()
 		opts.Workspace = func(id string) string { return dir + "/" + id }
 	}
-	d := &driver{t: t, m: New(loadLib(t), opts)}
+	if opts.Seed == 0 {
+		opts.Seed = 7
+	}
+	d := &driver{t: t}
+	d.m = New(lib, d.withClock(opts))
 	d.send(d.m.Init())
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
@@ -236,30 +278,63 @@ func TestResizeRerenders(t *testing.T) {
 	d.checkFrame(80, 24)
 }
 
-func TestExamCorrectAndIncorrect(t *testing.T) {
+// letterOf returns the letter of the option whose text is on show.
+func (d *driver) letterOf(text string) string {
+	d.t.Helper()
+	for _, l := range strings.Split(d.view(), "\n") {
+		if k := strings.Index(l, ") "+text); k >= 1 {
+			return l[k-1 : k]
+		}
+	}
+	d.t.Fatalf("no option %q on show:\n%s", text, d.view())
+	return ""
+}
+
+func TestQuizCorrectAndIncorrect(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 30)
 	d.press("enter", "x")
 	d.mustSee("Question 1 of 2", "mk-01", "customer-support", "What does the client do?",
-		"a) Retry, because the text says so.", "b) Stop without retrying.", "c) Ask the model to read the text.")
+		") Retry, because the text says so.", ") Stop without retrying.", ") Ask the model to read the text.")
 	d.mustNotSee("The text is for people") // rationales only after answering
-	d.press("b")
+	d.press(d.letterOf("Stop without retrying."))
 	d.mustSee("✓ correct", "The text is for people; control follows the flags.",
 		"The flag says the failure will not heal by waiting.",
 		"That moves a deterministic decision back into the model.",
-		"b) Stop without retrying. [key] [your choice]")
+		") Stop without retrying. [key] [your choice]", "rated good")
 	d.mustNotSee("incorrect")
 	d.press("n")
 	d.mustSee("Question 2 of 2", "A search finds nothing.")
-	d.press("down", "enter") // b: the wrong one
-	d.mustSee("✗ incorrect", "the key is a", "a) A success with an empty list. [key]",
-		"b) A not_found error. [your choice]", "Nothing found is an answer, not a failure.",
-		"The caller would retry or escalate a correct answer.")
+	wrong, key := d.letterOf("A not_found error."), d.letterOf("A success with an empty list.")
+	d.press(wrong)
+	d.mustSee("✗ incorrect", "the key is "+key, ") A success with an empty list. [key]",
+		") A not_found error. [your choice]", "Nothing found is an answer, not a failure.",
+		"The caller would retry or escalate a correct answer.", "rated again")
 	d.press("enter")
-	d.mustSee("Score: 1/2 (50%)", "Missed:", "mk-02 Empty search — you chose b, the key is a")
+	d.mustSee("Score: 1/2 (50%)", "Missed:", "mk-02 Empty search")
 	d.press("r")
 	d.mustSee("Question 1 of 2")
 	d.press("esc")
 	d.mustSee("1 knowledge")
+}
+
+// TestQuizShufflesOptions: the quiz shows options in a seed-drawn order, the same for the same
+// seed, and another order for some other seed.
+func TestQuizShufflesOptions(t *testing.T) {
+	order := func(seed int64) string {
+		d := newDriver(t, Options{Seed: seed}, 80, 30)
+		d.press("enter", "x")
+		return d.letterOf("Retry, because the text says so.") + d.letterOf("Stop without retrying.")
+	}
+	first := order(1)
+	if again := order(1); again != first {
+		t.Errorf("seed 1 gave %s, then %s", first, again)
+	}
+	for seed := int64(2); seed < 40; seed++ {
+		if order(seed) != first {
+			return
+		}
+	}
+	t.Error("38 seeds all gave the written order")
 }
 
 func TestTrapTableFits80(t *testing.T) {
@@ -382,19 +457,46 @@ func TestQuitFromAnywhere(t *testing.T) {
 	}
 }
 
-func TestBackgroundColorSwitchesStyle(t *testing.T) {
+func TestNoTerminalQueryAtStart(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
-	d := &driver{t: t, m: New(loadLib(t), Options{})}
-	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if s := d.m.(Model).c.mdStyle; s != "dark" {
-		t.Fatalf("start style %q, want dark", s)
+	m := New(loadLib(t), Options{})
+	if m.c.mdStyle != "dark" {
+		t.Fatalf("start style %q, want dark", m.c.mdStyle)
 	}
-	d.press("enter")
-	d.send(tea.BackgroundColorMsg{Color: lipgloss.Color("#ffffff")})
-	if s := d.m.(Model).c.mdStyle; s != "light" {
-		t.Fatalf("style after a light background %q, want light", s)
+	// Init may read the store, never the terminal: no message it yields is a colour query.
+	d := &driver{t: t, m: m}
+	for _, msg := range d.run(m.Init()) {
+		if s := fmt.Sprintf("%T", msg); strings.Contains(s, "Color") {
+			t.Errorf("Init asks the terminal: %s", s)
+		}
 	}
-	d.mustSee("Knowledge")
+	if s := New(loadLib(t), Options{Style: "light"}).c.mdStyle; s != "light" {
+		t.Errorf("Style light gave %q", s)
+	}
+}
+
+func TestTheme(t *testing.T) {
+	cases := []struct {
+		flag, kataTheme, colorfgbg, want string
+		bad                              bool
+	}{
+		{"", "", "", "dark", false},
+		{"light", "dark", "", "light", false},
+		{"", "light", "15;0", "light", false},
+		{"auto", "", "0;15", "light", false},
+		{"", "", "15;0", "dark", false},
+		{"", "", "default;default", "dark", false},
+		{"", "", "0;default;7", "light", false},
+		{"purple", "", "", "", true},
+		{"", "neon", "", "", true},
+	}
+	for _, c := range cases {
+		env := map[string]string{"KATA_THEME": c.kataTheme, "COLORFGBG": c.colorfgbg}
+		got, err := Theme(c.flag, func(k string) string { return env[k] })
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("Theme(%q, KATA_THEME=%q, COLORFGBG=%q) = %q, %v", c.flag, c.kataTheme, c.colorfgbg, got, err)
+		}
+	}
 }
 
 func TestNoColorUsesNoTTY(t *testing.T) {
@@ -402,8 +504,5 @@ func TestNoColorUsesNoTTY(t *testing.T) {
 	m := New(loadLib(t), Options{})
 	if m.c.mdStyle != "notty" || !m.c.opts.NoColor {
 		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.mdStyle, m.c.opts.NoColor)
-	}
-	if m.Init() != nil {
-		t.Error("NO_COLOR still asks for the background colour")
 	}
 }

@@ -1,0 +1,893 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/katas/progress"
+)
+
+// ExamOptions configure the mock exam.
+type ExamOptions struct {
+	// Katas are the packet ids to draw from; empty means every packet.
+	Katas []string
+	// Items is the number of items; 0 means DefaultExamItems. More than there are takes all.
+	Items int
+	// Time is the time limit; 0 means PerItemTime × items, negative means untimed.
+	Time time.Duration
+	// Scale maps raw points to the scaled score; the zero value means exam.DefaultScale.
+	Scale exam.Scale
+}
+
+// DefaultExamItems is the size of a mock exam when none is asked for.
+const DefaultExamItems = 10
+
+// PerItemTime is the default time per item: the certification's full form allows 120 minutes
+// for 60 items.
+const PerItemTime = 2 * time.Minute
+
+// saveOp names the exam answer save in store warnings.
+const saveOp = "saving the exam answer"
+
+// mockPhase is where the mock exam is.
+type mockPhase int
+
+const (
+	mockLoading  mockPhase = iota // asking the store for an unfinished attempt
+	mockOffer                     // an unfinished attempt exists: resume or start anew
+	mockStarting                  // the new attempt is being stored
+	mockTaking                    // answering
+	mockResult                    // submitted: the scaled score
+	mockReview                    // submitted: every item with its key and rationales
+)
+
+// mockMode is an overlay over the items while taking the exam.
+type mockMode int
+
+const (
+	modeItems   mockMode = iota
+	modeJump             // the jump list
+	modeConfirm          // submit?
+)
+
+// Messages of the mock exam. gen tells one exam's messages from a previous one's.
+type (
+	openAttemptMsg struct {
+		gen     int
+		att     *progress.Attempt
+		answers map[string]progress.ExamAnswer
+		err     error
+	}
+	attemptStartedMsg struct {
+		gen int
+		id  int64
+		err error
+	}
+	examSavedMsg struct{ gen int }
+	mockTickMsg  struct {
+		gen int
+		at  time.Time
+	}
+)
+
+// mockModel is the timed mock exam across katas: items drawn by exam.Draw with shuffled options,
+// a countdown, flags, free movement, a jump list, no feedback until submitted; then the scaled
+// score with a breakdown and a review of every item. Each answer change is saved at once.
+type mockModel struct {
+	c       *common
+	opts    ExamOptions
+	keys    mockKeys
+	askKeys askKeys
+	gen     int
+	phase   mockPhase
+	mode    mockMode
+	offer   *progress.Attempt // the unfinished attempt offered for resuming
+	offered map[string]progress.ExamAnswer
+	att     progress.Attempt
+	qs      []exam.Question
+	chosen  map[string][]string // ref → chosen option ids
+	flagged map[string]bool
+	idx     int
+	a       ask
+	jump    int // the jump list's cursor
+	now     time.Time
+	unsaved bool   // the store could not start the attempt: answers stay in memory only
+	failed  bool   // the last answer could not be saved
+	pending int    // saves in flight
+	saved   int    // saves done
+	note    string // a one-line notice ("time is up: submitted", "resumed …")
+	result  exam.Result
+	stem    stemView
+	vp      viewport.Model
+	width   int
+	height  int
+}
+
+// mockKeys are the mock exam's keys besides answering.
+type mockKeys struct {
+	Next, Prev, Flag, Jump, Go, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
+}
+
+func newMockKeys() mockKeys {
+	return mockKeys{
+		Next:     key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
+		Prev:     key.NewBinding(key.WithKeys("left", "p")),
+		Flag:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
+		Jump:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
+		Go:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
+		Submit:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
+		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
+		Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
+		Resume:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
+		New:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new exam")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown")),
+		Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+	}
+}
+
+func newMock(c *common, opts ExamOptions) *mockModel {
+	if opts.Items == 0 {
+		opts.Items = DefaultExamItems
+	}
+	if opts.Scale == (exam.Scale{}) {
+		opts.Scale = exam.DefaultScale
+	}
+	return &mockModel{c: c, opts: opts, keys: newMockKeys(), askKeys: newAskKeys(), vp: viewport.New()}
+}
+
+// packets returns the packets the exam draws from.
+func (m *mockModel) packets() []*katas.Packet {
+	return packetsFor(m.c.lib, m.opts.Katas)
+}
+
+// Start begins: with a store it first looks for an unfinished attempt to offer; without one it
+// draws a new exam at once.
+func (m *mockModel) Start() tea.Cmd {
+	m.gen = m.c.nextGen()
+	m.note = ""
+	if m.c.store == nil {
+		return m.newAttempt()
+	}
+	m.phase = mockLoading
+	gen := m.gen
+	return m.c.read("", func(s Store) (tea.Msg, error) {
+		att, err := s.OpenAttempt()
+		if err != nil || att == nil {
+			return openAttemptMsg{gen: gen, err: err}, nil
+		}
+		ans, err := s.ExamAnswers(att.ID)
+		return openAttemptMsg{gen: gen, att: att, answers: ans, err: err}, nil
+	})
+}
+
+// taking reports whether an exam is under way (so the catalog's x returns to it).
+func (m *mockModel) taking() bool { return m.phase == mockTaking || m.phase == mockStarting }
+
+// newAttempt draws a new exam and stores it as an open attempt.
+func (m *mockModel) newAttempt() tea.Cmd {
+	seed := m.c.seed()
+	qs := exam.Draw(m.packets(), m.opts.Items, seed)
+	limit := m.opts.Time
+	switch {
+	case limit == 0:
+		limit = time.Duration(len(qs)) * PerItemTime
+	case limit < 0:
+		limit = 0
+	}
+	var ids []string
+	for _, p := range m.packets() {
+		ids = append(ids, p.ID)
+	}
+	att := progress.Attempt{Katas: ids, Seed: seed, Limit: limit, Started: m.c.now()}
+	for _, q := range qs {
+		att.Items = append(att.Items, q.Ref)
+	}
+	m.begin(att, qs, nil)
+	if m.c.store == nil {
+		return m.tick()
+	}
+	m.phase = mockStarting
+	gen := m.gen
+	return m.c.read("", func(s Store) (tea.Msg, error) {
+		id, err := s.StartAttempt(att)
+		return attemptStartedMsg{gen: gen, id: id, err: err}, nil
+	})
+}
+
+// resume rebuilds the offered attempt with its saved answers.
+func (m *mockModel) resume() tea.Cmd {
+	att := *m.offer
+	qs, err := exam.Rebuild(m.c.lib.Packets(), att.Items, att.Seed)
+	if err != nil {
+		m.note = "Cannot resume: " + err.Error() + " — press n for a new exam."
+		return nil
+	}
+	m.begin(att, qs, m.offered)
+	m.note = fmt.Sprintf("Resumed the exam started %s.", att.Started.Local().Format("Jan 2 15:04"))
+	if m.timeUp() {
+		m.note = "Time ran out while the app was closed: submitted with the answers saved."
+		return m.submit()
+	}
+	return m.tick()
+}
+
+// begin shows attempt att with its questions and any saved answers.
+func (m *mockModel) begin(att progress.Attempt, qs []exam.Question, saved map[string]progress.ExamAnswer) {
+	m.att, m.qs = att, qs
+	m.chosen, m.flagged = map[string][]string{}, map[string]bool{}
+	for ref, a := range saved {
+		if len(a.Chosen) > 0 {
+			m.chosen[ref] = append([]string(nil), a.Chosen...)
+		}
+		if a.Flagged {
+			m.flagged[ref] = true
+		}
+	}
+	m.phase, m.mode, m.idx, m.pending, m.saved, m.unsaved = mockTaking, modeItems, 0, 0, 0, false
+	m.now = m.c.now()
+	m.offer, m.offered = nil, nil
+	m.show(0)
+}
+
+// show moves to item i.
+func (m *mockModel) show(i int) {
+	if len(m.qs) == 0 {
+		return
+	}
+	m.idx = min(max(i, 0), len(m.qs)-1)
+	q := m.qs[m.idx]
+	m.a = newAsk(choicesOf(q), q.Item.Choose)
+	m.a.set(m.chosen[q.Ref])
+	m.vp.GotoTop()
+}
+
+// tick schedules the next countdown tick (timed exams only).
+func (m *mockModel) tick() tea.Cmd {
+	if m.att.Limit <= 0 {
+		return nil
+	}
+	gen := m.gen
+	return m.c.tick(time.Second, func(t time.Time) tea.Msg { return mockTickMsg{gen: gen, at: t} })
+}
+
+// deadline is when a timed exam ends.
+func (m *mockModel) deadline() time.Time { return m.att.Started.Add(m.att.Limit) }
+
+// timeUp reports whether a timed exam's time has run out.
+func (m *mockModel) timeUp() bool { return m.att.Limit > 0 && !m.now.Before(m.deadline()) }
+
+// ShortHelp lists the keys that apply now.
+func (m *mockModel) ShortHelp() []key.Binding {
+	switch m.phase {
+	case mockOffer:
+		return []key.Binding{m.keys.Resume, m.keys.New}
+	case mockTaking:
+		switch m.mode {
+		case modeJump:
+			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Jump}
+		case modeConfirm:
+			return []key.Binding{m.keys.Yes, m.keys.No}
+		}
+		return []key.Binding{m.keys.Next, m.keys.Flag, m.keys.Jump, m.keys.Submit, m.askKeys.Toggle}
+	case mockResult:
+		return []key.Binding{m.keys.Review, m.keys.Scroll, m.keys.PageUp}
+	case mockReview:
+		return []key.Binding{m.keys.Next, m.keys.Scroll, m.keys.PageUp}
+	}
+	return nil
+}
+
+// FullHelp lists every key of the mock exam.
+func (m *mockModel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag},
+		{m.keys.Jump, m.keys.Go, m.keys.Submit, m.keys.Yes, m.keys.No},
+		{m.keys.Resume, m.keys.New, m.keys.Review, m.keys.Scroll, m.keys.PageUp},
+	}
+}
+
+// SetSize sizes the viewport and asks for the stem at the new width.
+func (m *mockModel) SetSize(w, h int) tea.Cmd {
+	m.width, m.height = w, h
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(h-3, 1))
+	cmd := m.requestStem()
+	m.refresh()
+	return cmd
+}
+
+// requestStem asks for the stem of the item on show.
+func (m *mockModel) requestStem() tea.Cmd {
+	if len(m.qs) == 0 || m.width == 0 || (m.phase != mockTaking && m.phase != mockReview) || m.mode != modeItems {
+		return nil
+	}
+	q := m.qs[m.idx]
+	return m.stem.request(renderKey{doc: q.Ref, width: m.width, style: m.c.mdStyle}, q.Item.Stem)
+}
+
+// Back handles esc inside the exam: it closes the jump list or the confirmation, and returns
+// from the review to the result. It reports false when the root should go back.
+func (m *mockModel) Back() (tea.Cmd, bool) {
+	switch {
+	case m.phase == mockTaking && m.mode != modeItems:
+		m.mode = modeItems
+		m.refresh()
+		return m.requestStem(), true
+	case m.phase == mockReview:
+		m.phase = mockResult
+		m.vp.GotoTop()
+		m.refresh()
+		return nil, true
+	}
+	return nil, false
+}
+
+// Update handles keys, store answers, ticks and stem renderings.
+func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case openAttemptMsg:
+		if msg.gen != m.gen || m.phase != mockLoading {
+			return nil
+		}
+		if msg.err != nil || msg.att == nil {
+			// No unfinished exam, or the store cannot tell: start a new one.
+			cmd = tea.Batch(warn("looking for an unfinished exam", msg.err), m.newAttempt())
+			break
+		}
+		m.phase, m.offer, m.offered = mockOffer, msg.att, msg.answers
+	case attemptStartedMsg:
+		if msg.gen != m.gen || m.phase != mockStarting {
+			return nil
+		}
+		// Without a stored attempt (the store failed) the exam still runs, unsaved.
+		m.att.ID = msg.id
+		m.unsaved = msg.err != nil
+		m.phase = mockTaking
+		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick())
+	case examSavedMsg:
+		if msg.gen == m.gen && m.pending > 0 {
+			m.pending--
+			m.saved++
+			m.failed = false
+		}
+	case storeErrMsg:
+		if msg.op == saveOp && m.pending > 0 {
+			m.pending--
+			m.failed = true
+		}
+	case mockTickMsg:
+		if msg.gen != m.gen || m.phase != mockTaking {
+			return nil
+		}
+		m.now = msg.at
+		if m.timeUp() {
+			m.note = "Time is up: the exam was submitted."
+			cmd = m.submit()
+			break
+		}
+		cmd = m.tick()
+	case renderedMsg:
+		if !m.stem.take(msg) {
+			return nil
+		}
+	case tea.MouseWheelMsg:
+		wheel(&m.vp, msg)
+		return nil
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	default:
+		return nil
+	}
+	m.refresh()
+	return cmd
+}
+
+// key handles one key press in the current phase.
+func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
+	if page(&m.vp, m.keys.PageUp, m.keys.PageDown, msg) {
+		return nil
+	}
+	switch m.phase {
+	case mockOffer:
+		switch {
+		case key.Matches(msg, m.keys.Resume):
+			return m.resume()
+		case key.Matches(msg, m.keys.New):
+			id := m.offer.ID
+			abandon := m.c.write("", "abandoning the unfinished exam", func(s Store) error { return s.AbandonAttempt(id) }, changed)
+			return tea.Batch(abandon, m.newAttempt())
+		}
+	case mockTaking:
+		return m.takingKey(msg)
+	case mockResult:
+		switch {
+		case key.Matches(msg, m.keys.Review) && len(m.qs) > 0:
+			m.phase = mockReview
+			m.show(0)
+			return m.requestStem()
+		case key.Matches(msg, m.askKeys.Up):
+			m.vp.ScrollUp(1)
+		case key.Matches(msg, m.askKeys.Down):
+			m.vp.ScrollDown(1)
+		}
+	case mockReview:
+		switch {
+		case key.Matches(msg, m.keys.Next):
+			if m.idx+1 < len(m.qs) {
+				m.show(m.idx + 1)
+			}
+			return m.requestStem()
+		case key.Matches(msg, m.keys.Prev):
+			m.show(m.idx - 1)
+			return m.requestStem()
+		case key.Matches(msg, m.askKeys.Up):
+			m.vp.ScrollUp(1)
+		case key.Matches(msg, m.askKeys.Down):
+			m.vp.ScrollDown(1)
+		}
+	}
+	return nil
+}
+
+// takingKey handles a key while the exam is under way.
+func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.note = ""
+	switch m.mode {
+	case modeConfirm:
+		switch {
+		case key.Matches(msg, m.keys.Yes), msg.String() == "enter":
+			return m.submit()
+		case key.Matches(msg, m.keys.No):
+			m.mode = modeItems
+			return m.requestStem()
+		}
+		return nil
+	case modeJump:
+		switch {
+		case key.Matches(msg, m.askKeys.Up):
+			m.jump = max(m.jump-1, 0)
+		case key.Matches(msg, m.askKeys.Down):
+			m.jump = min(m.jump+1, len(m.qs)-1)
+		case key.Matches(msg, m.keys.Go):
+			m.mode = modeItems
+			m.show(m.jump)
+			return m.requestStem()
+		case key.Matches(msg, m.keys.Jump):
+			m.mode = modeItems
+			return m.requestStem()
+		}
+		return nil
+	}
+	if len(m.qs) == 0 {
+		return nil
+	}
+	q := m.qs[m.idx]
+	switch {
+	case key.Matches(msg, m.keys.Next):
+		m.show(m.idx + 1)
+		return m.requestStem()
+	case key.Matches(msg, m.keys.Prev):
+		m.show(m.idx - 1)
+		return m.requestStem()
+	case key.Matches(msg, m.keys.Flag):
+		m.flagged[q.Ref] = !m.flagged[q.Ref]
+		return m.save(q.Ref)
+	case key.Matches(msg, m.keys.Jump):
+		m.mode, m.jump = modeJump, m.idx
+		return nil
+	case key.Matches(msg, m.keys.Submit):
+		m.mode = modeConfirm
+		return nil
+	}
+	switch m.a.key(msg, m.askKeys, false) {
+	case askChanged:
+		m.chosen[q.Ref] = m.a.chosen()
+		return m.save(q.Ref)
+	case askAnswered:
+		// enter on a complete answer moves on.
+		if m.idx+1 < len(m.qs) {
+			m.show(m.idx + 1)
+			return m.requestStem()
+		}
+	}
+	return nil
+}
+
+// save stores the answer and flag of ref at once (without a store it only counts as kept in
+// memory).
+func (m *mockModel) save(ref string) tea.Cmd {
+	if m.c.store == nil || m.att.ID == 0 {
+		return nil
+	}
+	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.now(), m.gen
+	m.pending++
+	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
+		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
+	}, func() tea.Msg { return examSavedMsg{gen: gen} })
+}
+
+// answered reports whether ref has a complete answer.
+func (m *mockModel) answered(q exam.Question) bool { return len(m.chosen[q.Ref]) == q.Item.Choose }
+
+// counts returns how many items are answered and flagged.
+func (m *mockModel) counts() (answered, flagged int) {
+	for _, q := range m.qs {
+		if m.answered(q) {
+			answered++
+		}
+		if m.flagged[q.Ref] {
+			flagged++
+		}
+	}
+	return answered, flagged
+}
+
+// scored returns the answers that count: complete ones only.
+func (m *mockModel) scored() map[string][]string {
+	out := map[string][]string{}
+	for _, q := range m.qs {
+		if m.answered(q) {
+			out[q.Ref] = m.chosen[q.Ref]
+		}
+	}
+	return out
+}
+
+// submit scores the exam and stores the finished attempt with every answer.
+func (m *mockModel) submit() tea.Cmd {
+	answers := m.scored()
+	m.result = exam.Score(m.qs, answers, m.opts.Scale)
+	m.phase, m.mode = mockResult, modeItems
+	m.vp.GotoTop()
+	now := m.c.now()
+	m.att.Finished = now
+	att := m.att
+	att.Points, att.Max, att.Scaled, att.Passed = m.result.Points, m.result.Max, m.result.Scaled, m.result.Passed
+	var recs []progress.Answer
+	for _, q := range m.qs {
+		ch := answers[q.Ref]
+		recs = append(recs, progress.Answer{Kata: q.Kata, ItemID: q.Item.ID, CardID: q.CardID, Chosen: ch, Correct: len(ch) > 0 && exam.Correct(q.Item, ch), At: now})
+	}
+	if att.ID == 0 {
+		return nil
+	}
+	return m.c.write(fmt.Sprintf("attempt:%d", att.ID), "submitting the exam", func(s Store) error { return s.FinishAttempt(att, recs) }, changed)
+}
+
+// refresh rebuilds the viewport content for the phase.
+func (m *mockModel) refresh() {
+	if m.width == 0 {
+		return
+	}
+	if len(m.qs) == 0 && m.phase >= mockTaking {
+		m.vp.SetContent("")
+		return
+	}
+	switch m.phase {
+	case mockTaking:
+		switch m.mode {
+		case modeJump:
+			content, line := m.jumpContent()
+			m.vp.SetContent(content)
+			follow(&m.vp, true, line, false)
+		case modeConfirm:
+			m.vp.SetContent(m.confirmContent())
+			m.vp.GotoTop()
+		default:
+			content, line := m.itemContent()
+			m.vp.SetContent(content)
+			follow(&m.vp, true, line, false)
+		}
+	case mockResult:
+		m.vp.SetContent(m.resultContent())
+	case mockReview:
+		m.vp.SetContent(m.reviewContent())
+	case mockOffer:
+		m.vp.SetContent(m.offerContent())
+	default:
+		m.vp.SetContent(m.c.st.subtle.Render("  Preparing the exam…"))
+	}
+}
+
+// stemLines returns the stem of the item on show: rendered, or plain while it renders.
+func (m *mockModel) stemLines(q exam.Question) string {
+	if m.stem.out != "" && m.stem.want.doc == q.Ref {
+		return m.stem.out
+	}
+	return "\n" + wrapHanging("  ", q.Item.Stem, m.width)
+}
+
+// itemContent lays out the item on show for answering, and the cursor's line.
+func (m *mockModel) itemContent() (string, int) {
+	st := m.c.st
+	w := m.width
+	q := m.qs[m.idx]
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
+	if m.note != "" {
+		add(st.accent.Render(wrapHanging("  ", m.note, w)))
+		add("")
+	}
+	add(itemHeadText(st, q.Item.Title, w))
+	add(m.stemLines(q))
+	add("")
+	if q.Item.Choose > 1 {
+		add(st.accent.Render(wrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, len(m.a.marked)), w)))
+		add("")
+	}
+	opts, cursor := m.a.choiceLines(st, w, true)
+	base := len(lines)
+	lines = append(lines, opts...)
+	add("")
+	add(st.subtle.Render(wrapHanging("  ", "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them.", w)))
+	return strings.Join(lines, "\n"), base + cursor
+}
+
+// jumpContent lays out the jump list: every item with its answered and flagged state.
+func (m *mockModel) jumpContent() (string, int) {
+	st := m.c.st
+	answered, flagged := m.counts()
+	lines := []string{st.label.Render(fmt.Sprintf("  Jump to an item · %d of %d answered · %d flagged", answered, len(m.qs), flagged)), ""}
+	cursor := -1
+	for i, q := range m.qs {
+		mark, flag := "·", " "
+		switch {
+		case m.answered(q):
+			mark = "✓"
+		case len(m.chosen[q.Ref]) > 0:
+			mark = "~"
+		}
+		if m.flagged[q.Ref] {
+			flag = "⚑"
+		}
+		marker := "  "
+		if i == m.jump {
+			marker = "> "
+			cursor = len(lines)
+		}
+		line := truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, q.Item.Title), m.width)
+		if i == m.jump {
+			line = st.selected.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "", st.subtle.Render("  ✓ answered · ~ partly marked · · not answered · ⚑ flagged"))
+	return strings.Join(lines, "\n"), cursor
+}
+
+// confirmContent asks whether to submit.
+func (m *mockModel) confirmContent() string {
+	st := m.c.st
+	answered, flagged := m.counts()
+	lines := []string{
+		st.title.Render("  Submit the exam?"),
+		"",
+		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
+	}
+	if left := len(m.qs) - answered; left > 0 {
+		lines = append(lines, st.fail.Render(fmt.Sprintf("  %d item(s) unanswered score nothing.", left)))
+	}
+	lines = append(lines, "", "  y/enter: submit and see the score · n/esc: keep going")
+	return strings.Join(lines, "\n")
+}
+
+// offerContent offers to resume an unfinished attempt.
+func (m *mockModel) offerContent() string {
+	st := m.c.st
+	a := m.offer
+	// Count complete answers, as the exam's header does (a half-marked multiple-response item
+	// is saved but not answered).
+	choose := map[string]int{}
+	if qs, err := exam.Rebuild(m.c.lib.Packets(), a.Items, a.Seed); err == nil {
+		for _, q := range qs {
+			choose[q.Ref] = q.Item.Choose
+		}
+	}
+	answered := 0
+	for ref, ea := range m.offered {
+		if n, ok := choose[ref]; ok && len(ea.Chosen) == n {
+			answered++
+		}
+	}
+	lines := []string{
+		st.title.Render("  An unfinished exam"),
+		"",
+		fmt.Sprintf("  Started %s · %d items · %d answered so far", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), answered),
+		wrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.width),
+	}
+	if a.Limit > 0 {
+		left := a.Started.Add(a.Limit).Sub(m.c.now())
+		if left > 0 {
+			lines = append(lines, fmt.Sprintf("  Time left: %s (the clock ran on while the app was closed).", clock(left)))
+		} else {
+			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
+		}
+	}
+	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam")
+	if m.note != "" {
+		lines = append(lines, "", st.fail.Render(wrapHanging("  ", m.note, m.width)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clock formats a duration as h:mm:ss or mm:ss, rounded up to the second.
+func clock(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int((d + time.Second - 1) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// tallyRows lays out a breakdown table: name, correct/total, percent, sorted by name.
+func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []string {
+	names := make([]string, 0, len(tallies))
+	width := 0
+	for n := range tallies {
+		names = append(names, n)
+		width = max(width, len(n))
+	}
+	sort.Strings(names)
+	width = min(width, max(w-24, 10))
+	lines := []string{st.label.Render("  " + title)}
+	for _, n := range names {
+		t := tallies[n]
+		pct := 0
+		if t.Total > 0 {
+			pct = t.Correct * 100 / t.Total
+		}
+		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, pct), w))
+	}
+	return lines
+}
+
+// resultContent lays out the scaled score, the raw score, pass/fail and the breakdowns.
+func (m *mockModel) resultContent() string {
+	st := m.c.st
+	r := m.result
+	s := m.opts.Scale
+	verdict := st.pass.Render("PASS")
+	if !r.Passed {
+		verdict = st.fail.Render("FAIL")
+	}
+	lines := []string{
+		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
+		fmt.Sprintf("  Raw score %d/%d items correct", r.Points, r.Max),
+		st.subtle.Render(wrapHanging("  ", "An item scores only when exactly its keyed options are chosen.", m.width)),
+		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
+	}
+	used := m.att.Finished.Sub(m.att.Started)
+	if m.att.Limit > 0 {
+		lines = append(lines, fmt.Sprintf("  Time used %s of %s", clock(min(used, m.att.Limit)), clock(m.att.Limit)))
+	} else {
+		lines = append(lines, fmt.Sprintf("  Time used %s (untimed)", clock(used)))
+	}
+	if m.note != "" {
+		lines = append(lines, st.accent.Render(wrapHanging("  ", m.note, m.width)))
+	}
+	lines = append(lines, "")
+	lines = append(lines, tallyRows(st, "By kata", r.ByKata, m.width)...)
+	lines = append(lines, "")
+	lines = append(lines, tallyRows(st, "By scenario", r.ByScenario, m.width)...)
+	lines = append(lines, "", st.subtle.Render("  r: review every item with its rationales · esc: back to the catalog"))
+	return strings.Join(lines, "\n")
+}
+
+// reviewContent lays out one submitted item: the stem, the verdict, every option with the key,
+// the learner's choice and its rationale.
+func (m *mockModel) reviewContent() string {
+	st := m.c.st
+	w := m.width
+	q := m.qs[m.idx]
+	chosen := m.scored()[q.Ref]
+	opts := choicesOf(q)
+	var lines []string
+	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
+	add(itemHeadText(st, q.Item.Title, w))
+	add(m.stemLines(q))
+	add("")
+	switch {
+	case len(chosen) == 0:
+		add(st.fail.Render("  ✗ not answered") + " — the key is " + keyLetters(opts))
+	default:
+		add(verdictLine(st, opts, exam.Correct(q.Item, chosen)))
+	}
+	add("")
+	lines = append(lines, revealLines(st, w, opts, chosen)...)
+	add("")
+	add(st.subtle.Render("  ←/→ n/p: other items · esc: back to the score"))
+	return strings.Join(lines, "\n")
+}
+
+// keyLetters lists the display letters of the keyed options.
+func keyLetters(opts []choice) string {
+	var ks []string
+	for i, o := range opts {
+		if o.key {
+			ks = append(ks, letter(i))
+		}
+	}
+	return strings.Join(ks, ", ")
+}
+
+// View draws the status line (item, counts, save state, countdown) and the phase's content.
+func (m *mockModel) View() string {
+	st := m.c.st
+	if len(m.qs) == 0 && m.phase >= mockTaking {
+		return st.title.Render("Mock exam") + "\n\n  There are no exam items in the chosen katas."
+	}
+	var left, right, second string
+	switch m.phase {
+	case mockTaking:
+		answered, flagged := m.counts()
+		left = st.title.Render(fmt.Sprintf("Mock exam · item %d of %d", m.idx+1, len(m.qs))) +
+			st.subtle.Render(fmt.Sprintf(" · %d answered · %d flagged", answered, flagged))
+		if m.att.Limit > 0 {
+			right = "left " + clock(m.deadline().Sub(m.now))
+			if m.deadline().Sub(m.now) < time.Minute {
+				right = st.fail.Render(right)
+			} else {
+				right = st.accent.Render(right)
+			}
+		}
+		q := m.qs[m.idx]
+		second = st.subtle.Render(q.Kata + " · scenario: " + q.Item.Scenario)
+		if m.flagged[q.Ref] {
+			second += " " + st.accent.Render("⚑ flagged")
+		}
+		second += "  " + m.saveState()
+	case mockResult:
+		left = st.title.Render("Mock exam · result")
+		second = st.subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
+	case mockReview:
+		q := m.qs[m.idx]
+		left = st.title.Render(fmt.Sprintf("Exam review · item %d of %d", m.idx+1, len(m.qs)))
+		second = st.subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
+	default:
+		left = st.title.Render("Mock exam")
+	}
+	head := left
+	if right != "" {
+		if gap := m.width - lipgloss.Width(left) - lipgloss.Width(right); gap > 0 {
+			head += strings.Repeat(" ", gap) + right
+		} else {
+			head += " " + right
+		}
+	}
+	return truncate(head, m.width) + "\n" + truncate(second, m.width) + "\n\n" + m.vp.View()
+}
+
+// saveState says whether the answers are saved.
+func (m *mockModel) saveState() string {
+	st := m.c.st
+	switch {
+	case m.c.store == nil:
+		return st.subtle.Render("not saved: no progress store")
+	case m.unsaved:
+		return st.fail.Render("not saved: the store failed")
+	case m.failed:
+		return st.fail.Render("last answer not saved")
+	case m.att.ID == 0:
+		return st.subtle.Render("starting…")
+	case m.pending > 0:
+		return st.subtle.Render("saving…")
+	case m.saved > 0:
+		return st.subtle.Render("saved")
+	}
+	return ""
+}

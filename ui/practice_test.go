@@ -1,0 +1,311 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/katas/srs"
+)
+
+// drillTraps is a trap table of four rows, so each drill question has four options.
+const drillTraps = "# Traps\n\n## Server side\n\n| Trap | Why it fails | Correct pattern |\n| --- | --- | --- |\n" +
+	"| Prose errors | The client must guess | Typed flags |\n" +
+	"| Retry inside | Retries multiply | Let the client retry |\n" +
+	"| Print to stdout | Corrupts JSON-RPC | Log to stderr |\n" +
+	"| String booleans | \"false\" is truthy | JSON booleans |\n"
+
+func drillLib(t *testing.T) *katas.Library {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "drill-kata", map[string]string{"traps.md": drillTraps})
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// practice returns the practice deck on show.
+func (d *driver) practice() *practiceModel {
+	m := d.m.(Model)
+	switch m.current {
+	case reviewScreen:
+		return m.review.practiceModel
+	case drillScreen:
+		return m.sessions[m.packet].drill
+	}
+	return m.sessions[m.packet].exam
+}
+
+// pick answers the card on show right or wrong.
+func (d *driver) pick(right bool) {
+	d.t.Helper()
+	p := d.practice()
+	for i, o := range p.cur().opts {
+		if o.key == right {
+			d.press(letter(i))
+			return
+		}
+	}
+}
+
+func TestTrapDrillMissesComeBack(t *testing.T) {
+	st := newMemStore()
+	d := newDriverLib(t, drillLib(t), Options{Store: st}, 80, 24)
+	d.press("enter", "d")
+	d.mustSee("Trap 1 of 4", "trap table: Server side", "Which pattern avoids this trap?", "Trap: ")
+	d.mustNotSee("Why it fails")
+	first := d.practice().cur()
+	d.pick(false)
+	d.mustSee("✗ incorrect", "Why it fails: "+first.why, "The pattern for: ", "comes back later in the drill", "rated again")
+	d.mustSee("Trap 1 of 5") // the miss was queued again
+	for i := 0; i < 4; i++ {
+		d.press("n")
+		d.pick(true)
+		d.mustSee("✓ correct")
+	}
+	if d.practice().cur().cardID != first.cardID {
+		t.Errorf("the fifth card is %s, want the missed %s", d.practice().cur().trap, first.trap)
+	}
+	d.press("n")
+	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
+	if len(st.answers) != 5 {
+		t.Fatalf("%d answers recorded, want 5", len(st.answers))
+	}
+	a := st.answers[0]
+	if a.Correct || a.Kata != "drill-kata" || srs.KindOf(a.CardID) != srs.KindTrap || !strings.HasPrefix(a.ItemID, "traps.md:") {
+		t.Errorf("first answer %+v", a)
+	}
+	d.press("r")
+	d.mustSee("Trap 1 of 4")
+	// The drill is also reachable from the trap tables.
+	d.press("esc", "t", "d")
+	d.mustSee("Trap 1 of 4")
+}
+
+func TestQuizRecordsAnswers(t *testing.T) {
+	st := newMemStore()
+	d := newDriver(t, Options{Store: st}, 80, 24)
+	d.press("enter")
+	d.advance(10 * time.Minute) // reading the layers is not time spent answering
+	d.press("x")
+	d.advance(20 * time.Second)
+	d.pick(true)
+	d.mustSee("✓ correct", "rated good")
+	d.press("n")
+	d.advance(5 * time.Second)
+	d.pick(true)
+	d.mustSee("rated easy")
+	if len(st.answers) != 2 {
+		t.Fatalf("answers %+v", st.answers)
+	}
+	a := st.answers[0]
+	if !a.Correct || a.Kata != "mini-kata" || a.ItemID != "mk-01" || a.Elapsed != 20*time.Second || a.Chosen[0] != "b" || srs.KindOf(a.CardID) != srs.KindItem {
+		t.Errorf("answer %+v", a)
+	}
+}
+
+func TestReviewRunsDueThenNewCards(t *testing.T) {
+	st := newMemStore()
+	lib := loadLib(t)
+	p, _ := lib.Get("mini-kata")
+	due := srs.ItemCardID(p.ID, p.Items[1])
+	st.due = []progress.DueCard{
+		{CardID: due, Kind: srs.KindItem, Kata: p.ID, Ref: "mini-kata/mk-02"},
+		{CardID: "item:mini-kata:gone:000000000000", Kind: srs.KindItem, Kata: p.ID}, // an edited item's old card
+	}
+	d := newDriver(t, Options{Store: st, Start: StartReview}, 80, 24)
+	// mk-02 is due; mk-01 is new; the two trap rows have one distractor each.
+	d.mustSee("Review · 1 due · 3 new", "Card 1 of 4", "mk-02", "A search finds nothing.")
+	d.pick(false)
+	d.mustSee("✗ incorrect", "rated again")
+	for i := 0; i < 3; i++ {
+		d.press("n")
+		d.pick(true)
+	}
+	d.press("n")
+	d.mustSee("Review — done", "Score: 3/4", "Every answer was recorded")
+	if len(st.answers) != 4 || st.answers[0].CardID != due || st.answers[0].Correct {
+		t.Errorf("answers %+v", st.answers)
+	}
+	// Everything seen, nothing due: the next session is empty.
+	st.due = nil
+	d.press("esc", "r")
+	d.mustSee("Nothing is due and every card has been seen")
+}
+
+func TestReviewWithoutStoreShowsNewCards(t *testing.T) {
+	d := newDriver(t, Options{Start: StartReview}, 80, 24)
+	d.mustSee("Review · 0 due · 4 new", "Card 1 of 4")
+}
+
+func TestCatalogShowsProgress(t *testing.T) {
+	st := newMemStore()
+	lib := loadLib(t)
+	p, _ := lib.Get("mini-kata")
+	st.due = []progress.DueCard{{CardID: srs.ItemCardID(p.ID, p.Items[0]), Kind: srs.KindItem, Kata: p.ID}}
+	st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "fail", Passed: 7, Failed: 2}}
+	d := newDriver(t, Options{Store: st, NoColor: true}, 80, 24)
+	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no exam yet · last grade FAIL 7/9 · 1 due")
+	d.press("enter")
+	d.mustSee("Errors carry")
+	d.press("2")
+	d.mustSee("Review")
+	if !st.layers["mini-kata/knowledge"] || !st.layers["mini-kata/prompts"] {
+		t.Errorf("layers read: %v", st.layers)
+	}
+	d.press("esc")
+	d.mustSee("read 2/5 layers")
+}
+
+func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
+	st := newMemStore()
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+	var ran []string
+	fakeExec := func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd {
+		ran = append(ran, strings.Join(cmd.Args, " ")+" in "+cmd.Dir)
+		return func() tea.Msg { return done(nil) }
+	}
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "myeditor --wait")
+	root := t.TempDir()
+	d := newDriver(t, Options{Store: st, Grade: grade, Exec: fakeExec, Workspace: func(id string) string { return filepath.Join(root, id) }}, 80, 24)
+	d.press("enter", "w", "e")
+	d.mustSee("no workspace yet")
+	d.press("i", "g")
+	d.mustSee("1 passed, 1 failed")
+	if len(st.grades) != 1 || st.grades[0].Status != "fail" || st.grades[0].Seed != 4242 || st.grades[0].Passed != 1 || st.grades[0].Failed != 1 {
+		t.Errorf("grades %+v", st.grades)
+	}
+	d.press("e")
+	ws := filepath.Join(root, "mini-kata")
+	if len(ran) != 1 || ran[0] != "myeditor --wait "+ws+" in "+ws {
+		t.Errorf("editor runs %q", ran)
+	}
+	d.mustSee("Back from the editor.")
+}
+
+func TestEditorCommand(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "vi /w" {
+		t.Errorf("default editor %v", c.Args)
+	}
+	env["EDITOR"] = "nano"
+	env["VISUAL"] = "code -w"
+	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "code -w /w" || c.Dir != "/w" {
+		t.Errorf("VISUAL editor %v in %s", c.Args, c.Dir)
+	}
+}
+
+func TestCopyPromptToClipboard(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.press("enter", "2")
+	d.mustSee("c copy a prompt")
+	m := d.m.(Model)
+	k := m.sessions["mini-kata"].kata
+	cmd := k.Update(keyMsg("c"))
+	for _, msg := range d.run(cmd) {
+		d.send(msg)
+	}
+	d.mustSee("Copy which prompt to the clipboard?", "a) Prompts")
+	cmd = k.Update(keyMsg("a"))
+	if cmd == nil {
+		t.Fatal("picking a prompt gave no command")
+	}
+	if got := strings.ToLower(strings.TrimPrefix(typeName(cmd()), "tea.")); !strings.Contains(got, "clipboard") {
+		t.Errorf("the command sends %s, not a clipboard write", got)
+	}
+	d.send(tea.KeyPressMsg{}) // redraw
+	d.mustSee("to the clipboard (OSC 52")
+}
+
+func TestParsePrompt(t *testing.T) {
+	p := parsePrompt("01-x.md", "# Review it\n\nIntro.\n\n```text\nYou are a reviewer.\nBe brief.\n```\n\nMore.\n")
+	if p.title != "Review it" || p.text != "You are a reviewer.\nBe brief." {
+		t.Errorf("%+v", p)
+	}
+	p = parsePrompt("dir/02-plain.md", "Just text.")
+	if p.title != "02-plain" || p.text != "Just text." {
+		t.Errorf("%+v", p)
+	}
+}
+
+func TestHelpOverlay(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.press("?")
+	d.mustSee("Keys — catalog", "mock exam", "review due", "Everywhere", "quit")
+	d.press("?")
+	d.mustSee("A minimal kata")
+	d.press("enter", "?")
+	d.mustSee("Keys — kata layers", "d drill", "copy a prompt", "top/bottom")
+	d.checkFrame(80, 24)
+	d.press("esc")
+	d.mustSee("1 knowledge") // esc closed the overlay, it did not go back
+	d.press("w", "?")
+	d.mustSee("Keys — task", "edit in $EDITOR", "create workspace")
+}
+
+func TestMouseWheelScrolls(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 8)
+	d.press("enter", "t")
+	d.mustNotSee("Let the client retry")
+	for i := 0; i < 10; i++ {
+		d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	}
+	d.mustSee("Let the client retry")
+	if v := d.m.View(); v.MouseMode != tea.MouseModeCellMotion {
+		t.Errorf("mouse mode %v", v.MouseMode)
+	}
+}
+
+func TestStartupWarning(t *testing.T) {
+	d := newDriver(t, Options{Warning: "progress is not saved: cannot open /x/progress.db"}, 80, 24)
+	d.mustSee("⚠ progress is not saved: cannot open /x/progress.db")
+	d.checkFrame(80, 24)
+	d.press("down")
+	d.mustNotSee("⚠")
+	d.checkFrame(80, 24)
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+func TestReviewStartsOverWithFreshCards(t *testing.T) {
+	st := newMemStore()
+	d := newDriver(t, Options{Store: st, Start: StartReview}, 80, 24)
+	d.mustSee("0 due · 4 new")
+	for i := 0; i < 4; i++ {
+		d.pick(true)
+		d.press("n")
+	}
+	d.mustSee("Review — done", "Score: 4/4")
+	d.press("r")
+	d.mustSee("Nothing is due and every card has been seen")
+}
+
+func TestMouseWheelMovesCatalogCursor(t *testing.T) {
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "k-one", nil)
+	copyPacket(t, fsys, "k-two", nil)
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDriverLib(t, lib, Options{}, 80, 24)
+	d.mustSee("> A minimal kata (k-one)")
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	d.mustSee("> A minimal kata (k-two)")
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	d.mustSee("> A minimal kata (k-one)")
+}
