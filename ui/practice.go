@@ -44,7 +44,7 @@ func trapCard(q exam.DrillQuestion) card {
 	return card{
 		kata: q.Kata, itemID: fmt.Sprintf("traps.md:%d", q.Row.Line), cardID: q.CardID,
 		head:  "trap table: " + q.Table,
-		title: "Which pattern avoids this trap?", trap: q.Row.Trap, why: q.Row.WhyItFails,
+		title: "Which pattern avoids this trap?", trap: inline(q.Row.Trap), why: inline(q.Row.WhyItFails),
 		opts: drillChoices(q), choose: 1,
 	}
 }

@@ -7,8 +7,10 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // choice is one option as a question screen shows it.
@@ -23,7 +25,7 @@ type choice struct {
 func choicesOf(q exam.Question) []choice {
 	var cs []choice
 	for _, o := range q.Options() {
-		cs = append(cs, choice{id: o.ID, text: o.Text, key: o.Key, note: o.Rationale})
+		cs = append(cs, choice{id: o.ID, text: inline(o.Text), key: o.Key, note: inline(o.Rationale)})
 	}
 	return cs
 }
@@ -33,11 +35,15 @@ func choicesOf(q exam.Question) []choice {
 func drillChoices(q exam.DrillQuestion) []choice {
 	var cs []choice
 	for i, o := range q.Options {
-		note := "The pattern for: " + o.Trap
-		cs = append(cs, choice{id: letter(i), text: o.Correct, key: o == q.Row, note: note})
+		note := "The pattern for: " + inline(o.Trap)
+		cs = append(cs, choice{id: letter(i), text: inline(o.Correct), key: o == q.Row, note: note})
 	}
 	return cs
 }
+
+// inline renders the inline Markdown of an option, rationale or trap cell as plain terminal
+// text: code spans without their backticks, emphasis without its markers.
+func inline(s string) string { return markdown.Inline(s, lipgloss.NewStyle()) }
 
 // ask is one question being answered: its options in display order, the learner's marks and
 // the cursor. It does the key handling shared by the quiz, the drill, the review and the mock
