@@ -17,6 +17,8 @@ type KataConfig struct {
 	Language string   `json:"language"`
 	Client   *Command `json:"client,omitempty"`
 	Build    *Command `json:"build,omitempty"`
+	// raw is the file's bytes, for line numbers.
+	raw []byte
 }
 
 // Command is a program and its arguments, run with the workspace as working directory.
@@ -143,6 +145,7 @@ func LoadKataConfig(dir string) (*KataConfig, error) {
 			return nil, submissionErr("kata.json", keyLine(src, c.name), "%q has no command", c.name)
 		}
 	}
+	kc.raw = src
 	return &kc, nil
 }
 
