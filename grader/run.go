@@ -481,7 +481,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 	res, err := w.conn.session.ListTools(cctx, nil)
 	var probs []string
 	if err != nil {
-		probs = append(probs, fmt.Sprintf("tools/list failed: %v", err))
+		probs = append(probs, fmt.Sprintf("tools/list failed: %s", learnerJSONError(err.Error())))
 	} else {
 		have := map[string]*mcp.Tool{}
 		for _, tool := range res.Tools {

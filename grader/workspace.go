@@ -87,9 +87,9 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 		case errors.As(err, &syn):
 			return nil, submissionErr(name, lineAt(src, int(syn.Offset)), "invalid JSON: %v", syn)
 		case errors.As(err, &typ):
-			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
+			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not a JSON %s", typ.Field, jsonWordForGoType(typ.Type.String()), typ.Value)
 		}
-		return nil, submissionErr(name, 0, "invalid JSON: %v", err)
+		return nil, submissionErr(name, 0, "invalid JSON: %s", learnerJSONError(err.Error()))
 	}
 	return src, nil
 }
