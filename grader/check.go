@@ -266,7 +266,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 		ra, present := payload["retryAfterSeconds"]
 		n, isNum := ra.(float64)
 		if f.Expect.RetryAfter == "header" {
-			tol := 0.0
+			tol := 0.0 // delay-seconds are exact; an HTTP-date is converted within 2 s (§4)
 			if f.Backend.RetryAfter == "http-date" {
 				tol = 2
 			}
@@ -280,7 +280,9 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 				} else {
 					add("retryAfterSeconds was null; the API sent Retry-After worth %.0f s, and a rate_limit error carries it in whole seconds", out.retryAfterSent)
 				}
-			case isNum && past && n != 0:
+			case isNum && past && (n < 0 || n > 2):
+				// §4: whole seconds ≥ 0, an HTTP-date converted against the clock within 2 s;
+				// a date already passed converts to no wait at all.
 				add("retryAfterSeconds was %s; the Retry-After HTTP-date was already in the past, which means no wait: expected 0 (whole seconds ≥ 0, never negative)", jsonText(ra))
 			case isNum && !past && typeProblem(katas.FieldIntegerOrNull, ra) == "" && math.Abs(n-out.retryAfterSent) > tol+0.5:
 				add("retryAfterSeconds was %s; expected %.0f, the seconds of the Retry-After header (RFC 9110 §10.2.3)", jsonText(ra), out.retryAfterSent)

@@ -195,7 +195,8 @@ func result(payload map[string]any, isError bool) *mcp.CallToolResult {
 }
 
 // TestPastRetryAfterDateMeansZero: an HTTP-date already passed means no wait, so
-// retryAfterSeconds must be exactly 0 — not negative, not null.
+// retryAfterSeconds must be 0 (within the 2 s §4 allows an HTTP-date) — not negative, not
+// null, not a string.
 func TestPastRetryAfterDateMeansZero(t *testing.T) {
 	lib := embeddedLibrary(t)
 	for _, kata := range []string{"mcp-structured-errors", "mcp-engineering"} {
@@ -205,7 +206,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 		for _, tc := range []struct {
 			ra   any
 			pass bool
-		}{{0.0, true}, {-42.0, false}, {nil, false}, {3.0, false}, {"0", false}} {
+		}{{0.0, true}, {1.0, true}, {-42.0, false}, {-1.0, false}, {nil, false}, {3.0, false}, {"0", false}} {
 			payload := map[string]any{"isError": true, "errorCategory": "rate_limit", "isRetryable": true, "retryAfterSeconds": tc.ra, "explanation": "429"}
 			out.res = result(payload, true)
 			probs := checkCall(f, dr, out, c)

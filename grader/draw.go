@@ -104,12 +104,13 @@ func (d *drawer) between(lo, hi int) int { return lo + d.rng.IntN(hi-lo+1) }
 // seed varies values, never coverage).
 func (d *drawer) drawCases(f katas.Fixture) []drawn {
 	var forms []func(*drawer) string
-	for _, v := range f.Arguments {
+	arg := ""
+	for k, v := range f.Arguments {
 		switch v {
 		case "{malformed_order_id}":
-			forms = malformedOrderForms
+			forms, arg = malformedOrderForms, k
 		case "{malformed_customer_id}":
-			forms = malformedCustomerForms
+			forms, arg = malformedCustomerForms, k
 		}
 	}
 	var out []drawn
@@ -124,7 +125,7 @@ func (d *drawer) drawCases(f katas.Fixture) []drawn {
 		for _, form := range forms {
 			v := form(d)
 			dr := d.draw(f, 0, v)
-			dr.label = fmt.Sprintf("%q", v)
+			dr.label = fmt.Sprintf("%s %q", arg, v)
 			out = append(out, dr)
 		}
 	default:
