@@ -141,6 +141,11 @@ func TestInterruptedRunSaysInterrupted(t *testing.T) {
 	if rep.ExitCode() == 0 {
 		t.Error("an interrupted run passed")
 	}
+	var text strings.Builder
+	WriteText(&text, rep, TextOptions{})
+	if !strings.Contains(text.String(), "grading was interrupted") {
+		t.Errorf("the text report does not say the run was interrupted:\n%s", text.String())
+	}
 	noProcessIn(t, dir)
 }
 

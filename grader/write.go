@@ -69,6 +69,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 			}
 		}
 	}
+	if r.Message != "" {
+		fmt.Fprintf(w, "\n%s\n", r.Message) // e.g. the run was interrupted
+	}
 	pass, fail, errored := r.Counts()
 	fmt.Fprintf(w, "\n%d passed, %d failed", pass, fail)
 	if errored > 0 {
