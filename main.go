@@ -270,7 +270,7 @@ func newGradeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (Exercism results.json v3 fields plus kata, seed, duration_ms)")
 	f.Int64Var(&seed, "seed", 0, "repeat a run's random draws (the report prints its seed)")
-	f.BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr for failed tests")
+	f.BoolVarP(&verbose, "verbose", "v", false, "show the learner process's stderr (server or client) for failed tests")
 	f.BoolVarP(&watch, "watch", "w", false, "re-grade each time a workspace file is saved (ctrl+c to stop)")
 	f.StringVar(&resultsFile, "results", "", "also write the JSON report to `FILE` (always written, even when the submission cannot be graded)")
 	f.StringVar(&junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")

@@ -54,7 +54,16 @@ type behaviour struct {
 	// refundOnly applies the behaviour to POST /refunds only; a lookup of the same order
 	// before the refund gets the order (a server that checks the order first is not confused).
 	refundOnly bool
+	// answeredLate is when a held request was answered after slowHold (the learner's server
+	// was still waiting for it); zero when every held request was given up in time.
+	answeredLate time.Time
 }
+
+// slowHold is how long the "slow" behaviour holds a request before answering after all: six
+// times ORDERS_API_TIMEOUT_SECONDS, so a server honouring that timeout has long given up (with a
+// fair margin on a loaded machine), and less than the 5 s production default, so a server that
+// hard-codes 5 s (or has no timeout) gets the late answer and is caught (exercise-orders.md §2).
+const slowHold = 6 * apiTimeout
 
 // startOrdersAPI listens on a free loopback port.
 func startOrdersAPI(token string) (*ordersAPI, error) {
@@ -100,8 +109,9 @@ func (a *ordersAPI) requestsFor(id string) []apiRequest {
 	return append([]apiRequest(nil), a.requests[id]...)
 }
 
-// strayRequests counts requests for ids no fixture registered. Fixtures that must send no
-// request run one at a time, so the count's change during such a call is that call's.
+// strayRequests counts requests for ids no fixture registered, and requests to no endpoint
+// at all (`GET /orders/` for an empty id). Fixtures that must send no request run one at a
+// time, so the count's change during such a call is that call's.
 func (a *ordersAPI) strayRequests() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -148,6 +158,9 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b = a.orders[id]
 		req.Body = map[string]any{"order_id": body.OrderID, "amount": body.Amount}
 	default:
+		// An empty id (GET /orders/) or a path no endpoint has: a request that must not
+		// have been sent, counted as stray.
+		a.stray++
 		a.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "no such endpoint: " + r.Method + " " + r.URL.Path})
 		return
@@ -180,7 +193,13 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "status":
 		a.writeStatus(w, b)
 	case "slow":
-		a.hold(r)
+		if a.hold(r, b) {
+			if r.Method == http.MethodPost && b.refund != nil {
+				writeJSON(w, http.StatusCreated, b.refund)
+				return
+			}
+			writeJSON(w, http.StatusOK, b.order)
+		}
 	case "drop":
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
@@ -197,8 +216,7 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]any{"orders": []any{}, "next_page": nil})
 			return
 		}
-		if page == b.slowPage {
-			a.hold(r)
+		if page == b.slowPage && !a.hold(r, b) {
 			return
 		}
 		if page == b.failPage {
@@ -233,11 +251,12 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 		case "seconds":
 			w.Header().Set("Retry-After", strconv.Itoa(b.delay))
 			a.noteRetryAfter(b, float64(b.delay))
-		case "http-date":
+		case "http-date", "http-date-past":
 			at := time.Now().Add(time.Duration(b.delay) * time.Second)
 			w.Header().Set("Retry-After", at.UTC().Format(http.TimeFormat))
 			// The date has whole-second resolution: what it stands for is measured from now.
-			a.noteRetryAfter(b, time.Until(at.Truncate(time.Second)).Seconds())
+			// A date already passed means no wait: 0 (RFC 9110 §10.2.3; §4's seconds ≥ 0).
+			a.noteRetryAfter(b, max(0, time.Until(at.Truncate(time.Second)).Seconds()))
 		}
 	}
 	writeJSON(w, b.status, body)
@@ -249,13 +268,35 @@ func (a *ordersAPI) noteRetryAfter(b *behaviour, secs float64) {
 	b.sentRetryAfter = append(b.sentRetryAfter, secs)
 }
 
-// hold keeps a request open until the caller gives up or the service stops: the "slow"
-// behaviour, longer than any timeout the learner's server should use.
-func (a *ordersAPI) hold(r *http.Request) {
+// hold keeps a request open for slowHold, until the caller gives up or the service stops: the
+// "slow" behaviour. It reports whether the caller was still waiting at the end, in which case
+// the request is answered after all (and the time noted in b.answeredLate).
+func (a *ordersAPI) hold(r *http.Request, b *behaviour) bool {
+	t := time.NewTimer(slowHold)
+	defer t.Stop()
 	select {
 	case <-r.Context().Done():
+		return false
 	case <-a.stop:
+		return false
+	case <-t.C:
+		a.mu.Lock()
+		b.answeredLate = time.Now()
+		a.mu.Unlock()
+		return true
 	}
+}
+
+// answeredLateFor returns when a held request for id was answered late, or the zero time.
+func (a *ordersAPI) answeredLateFor(id string) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[string]*behaviour{a.orders, a.customers} {
+		if b, ok := m[id]; ok {
+			return b.answeredLate
+		}
+	}
+	return time.Time{}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

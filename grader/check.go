@@ -26,6 +26,71 @@ type callOutcome struct {
 	// retryAfterSent is the Retry-After the service sent, in seconds, when it sent one.
 	retryAfterSent    float64
 	hasRetryAfterSent bool
+	// waitedPastTimeout: the service held a request for slowHold and answered it late, and the
+	// server was still waiting for that answer (it ignored ORDERS_API_TIMEOUT_SECONDS).
+	waitedPastTimeout bool
+}
+
+// goTypeError matches encoding/json's type errors, which name Go types and struct fields.
+var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field (\S+?)|value) of type (\S+)`)
+
+// learnerJSONError rewrites encoding/json's wording ("json: cannot unmarshal string into Go
+// struct field CallToolResult.isError of type bool") in JSON terms for the learner ("isError
+// was a JSON string; expected a JSON boolean").
+func learnerJSONError(msg string) string {
+	return goTypeError.ReplaceAllStringFunc(msg, func(m string) string {
+		g := goTypeError.FindStringSubmatch(m)
+		got, field, want := g[1], g[2], jsonWordForGoType(g[3])
+		if field == "" {
+			return fmt.Sprintf("a JSON %s was given where %s was expected", got, want)
+		}
+		if i := strings.IndexByte(field, '.'); i >= 0 {
+			field = field[i+1:] // drop the Go type name: CallToolResult.isError → isError
+		}
+		return fmt.Sprintf("%s was a JSON %s; expected %s", field, got, want)
+	})
+}
+
+// jsonWordForGoType names a Go type by the JSON value it decodes from.
+func jsonWordForGoType(t string) string {
+	switch {
+	case t == "bool":
+		return "a JSON boolean (true or false)"
+	case t == "string":
+		return "a JSON string"
+	case strings.HasPrefix(t, "[]"):
+		return "a JSON array"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.Contains(t, "."):
+		return "a JSON object"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
+		return "a JSON number"
+	}
+	return "another JSON type"
+}
+
+// checkMirror: when a result carries structuredContent, its first content block must be a
+// text block with the same payload as JSON (exercise-orders.md §3; the MCP spec asks a tool
+// that returns structured content to return it serialised in a TextContent block too, for
+// clients that read only content).
+func checkMirror(res *mcp.CallToolResult) string {
+	if res.StructuredContent == nil {
+		return ""
+	}
+	if len(res.Content) == 0 {
+		return "the result has structuredContent but no content blocks; the payload also travels as the JSON text of the first content block, for clients that read only content"
+	}
+	t, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return "the first content block is not a text block; it must carry the structuredContent payload as JSON text"
+	}
+	var text any
+	if err := json.Unmarshal([]byte(t.Text), &text); err != nil {
+		return fmt.Sprintf("the first content block's text is not JSON (%q); it must carry the same payload as structuredContent, as JSON text", clipText(t.Text, 120))
+	}
+	if !sameJSON(text, res.StructuredContent) {
+		return fmt.Sprintf("the first content block's JSON differs from structuredContent (text %s, structuredContent %s); both carry the same payload", jsonText(text), jsonText(res.StructuredContent))
+	}
+	return ""
 }
 
 // schemaValidationMarkers are phrases SDKs use when they reject arguments against the input
@@ -85,11 +150,15 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 			add("the call came back as a JSON-RPC error (code %d, %q) instead of a tool result with isError: true; tool failures travel as results so the model can see them (MCP spec 2025-11-25, tools)", rpc.Code, rpc.Message)
 			return probs
 		}
-		add("the result could not be decoded as a CallToolResult: %v (isError must be a JSON boolean)", out.err)
+		add("the result is not a valid CallToolResult: %s", learnerJSONError(out.err.Error()))
 		return probs
 	}
 	if f.Expect.ProtocolError != 0 {
 		add("expected a JSON-RPC error %d for a tool the server does not have, but a tool result came back", f.Expect.ProtocolError)
+		return probs
+	}
+	if out.waitedPastTimeout {
+		add("the Orders API held the request for %.1f s, far past ORDERS_API_TIMEOUT_SECONDS (%.1f s), and your server waited for its late answer instead of giving up: read the timeout from ORDERS_API_TIMEOUT_SECONDS and pass it to every request (a hard-coded timeout, or none, keeps an agent waiting on a stuck backend)", slowHold.Seconds(), apiTimeout.Seconds())
 		return probs
 	}
 	payload, text, _ := payloadOf(out.res)
@@ -109,12 +178,21 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 		return probs
 	}
 
+	if msg := checkMirror(out.res); msg != "" {
+		add("%s", msg)
+	}
 	if f.Expect.Success != "" {
 		if out.res.IsError {
 			add("result.isError is true; a successful call returns isError false or omits it")
 		}
 		if v, ok := payload["isError"]; ok && v != false {
 			add("the payload's isError is %s; a success may only carry false", jsonText(v))
+		}
+		key := map[string]string{"order": "order", "refund": "refund", "orders": "orders", "empty": "orders"}[f.Expect.Success]
+		if _, present := payload[key]; !present {
+			add(`%q is missing from the payload (keys: %s); a success carries {%q: ...}`, key, keysOf(payload), key)
+			checkRequests(f, dr, out, add)
+			return probs
 		}
 		switch f.Expect.Success {
 		case "order":
@@ -188,16 +266,25 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 		ra, present := payload["retryAfterSeconds"]
 		n, isNum := ra.(float64)
 		if f.Expect.RetryAfter == "header" {
-			tol := 0.0
+			tol := 0.0 // delay-seconds are exact; an HTTP-date is converted within 2 s (§4)
 			if f.Backend.RetryAfter == "http-date" {
 				tol = 2
 			}
+			past := f.Backend.RetryAfter == "http-date-past"
 			switch {
 			case !out.hasRetryAfterSent:
 				add("the Orders API never sent its 429 (no request reached it)")
 			case !present || ra == nil:
-				add("retryAfterSeconds was null; the API sent Retry-After worth %.0f s, and a rate_limit error carries it in whole seconds", out.retryAfterSent)
-			case isNum && math.Abs(n-out.retryAfterSent) > tol+0.5:
+				if past {
+					add("retryAfterSeconds was null; the API sent Retry-After as an HTTP-date already passed, which means no wait: 0 (a header was sent, so it is not null)")
+				} else {
+					add("retryAfterSeconds was null; the API sent Retry-After worth %.0f s, and a rate_limit error carries it in whole seconds", out.retryAfterSent)
+				}
+			case isNum && past && (n < 0 || n > 2):
+				// §4: whole seconds ≥ 0, an HTTP-date converted against the clock within 2 s;
+				// a date already passed converts to no wait at all.
+				add("retryAfterSeconds was %s; the Retry-After HTTP-date was already in the past, which means no wait: expected 0 (whole seconds ≥ 0, never negative)", jsonText(ra))
+			case isNum && !past && typeProblem(katas.FieldIntegerOrNull, ra) == "" && math.Abs(n-out.retryAfterSent) > tol+0.5:
 				add("retryAfterSeconds was %s; expected %.0f, the seconds of the Retry-After header (RFC 9110 §10.2.3)", jsonText(ra), out.retryAfterSent)
 			}
 		} else if present && ra != nil && typeProblem(katas.FieldIntegerOrNull, ra) == "" {
@@ -283,6 +370,14 @@ func typeProblem(t string, v any) string {
 		}
 	}
 	return ""
+}
+
+// keysOf lists a payload's keys, sorted, for messages.
+func keysOf(m map[string]any) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	return strings.Join(sortedKeys(m), ", ")
 }
 
 func jsonText(v any) string {

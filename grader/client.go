@@ -18,6 +18,11 @@ import (
 // client sees is virtual, so a correct client answers in milliseconds.
 const scenarioTimeout = 5 * time.Second
 
+// clientStartAllowance is added to the wait for a freshly started client's first message:
+// starting a runtime (Node, Python) on a loaded machine can take seconds, and that is not the
+// client hanging.
+const clientStartAllowance = handshakeTimeout
+
 // maxExtraInvokes is how many invokes past the policy's limit are tolerated before a client is
 // declared to retry forever and is restarted.
 const maxExtraInvokes = 5
@@ -154,6 +159,8 @@ func sortedKeys[V any](m map[string]V) []string {
 type clientProc struct {
 	proc  *process
 	lines chan clientLine
+	// fresh is true until the client's first message was read.
+	fresh bool
 }
 
 type clientLine struct {
@@ -166,7 +173,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &clientProc{proc: p, lines: make(chan clientLine, 16)}
+	c := &clientProc{proc: p, lines: make(chan clientLine, 16), fresh: true}
 	go func() {
 		br := bufio.NewReaderSize(p.stdout, 64<<10)
 		for {
@@ -210,6 +217,8 @@ type scenarioResult struct {
 	problems []string
 	// broken means the client must be restarted (it hung, crashed or looped).
 	broken bool
+	// stopped: the phase's budget ran out or the run was interrupted during the scenario.
+	stopped bool
 }
 
 // playScenario runs one scenario against the client and records its decisions.
@@ -235,13 +244,19 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 	for {
 		var line clientLine
 		var ok bool
-		timer := time.NewTimer(scenarioTimeout)
+		wait := scenarioTimeout
+		if c.fresh {
+			wait += clientStartAllowance
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case line, ok = <-c.lines:
+			c.fresh = false
 		case <-timer.C:
-			return fail(true, "the client sent nothing for %s (after %s); a client on a virtual clock answers at once", scenarioTimeout, describeLast(r.trace))
+			return fail(true, "the client sent nothing for %s (after %s); a client on a virtual clock answers at once", wait, describeLast(r.trace))
 		case <-ctx.Done():
-			return fail(true, "the grading run's deadline passed")
+			r.stopped = true
+			return fail(true, "this scenario was cut short")
 		}
 		timer.Stop()
 		if !ok {
@@ -423,9 +438,9 @@ func (r *run) runClientTests(ctx context.Context) {
 	pairs := map[string]pairSeen{}
 	for _, d := range scs {
 		r.begin(d.Name)
-		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule}
+		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if ctx.Err() != nil {
-			t.Status, t.Message = StatusError, fmt.Sprintf("not run: the grading run's %s deadline passed", runDeadline)
+			t.Status, t.Message = StatusError, r.stoppedMsg("not run")
 			r.record(t)
 			continue
 		}
@@ -450,9 +465,19 @@ func (r *run) runClientTests(ctx context.Context) {
 			}
 		}
 		proc := c.proc
+		if res.stopped {
+			t.Status = StatusError
+			probs = []string{r.stoppedMsg("this scenario was cut short")}
+		}
 		if res.broken {
 			stop()
-			probs = append(probs, "the client was restarted for the next scenario")
+			if !res.stopped {
+				probs = append(probs, "the client was restarted for the next scenario")
+				// A client that crashed or hung says why on its stderr: show the tail.
+				if tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
+					probs = append(probs, "client stderr (last lines):\n"+indent(tail, "  "))
+				}
+			}
 		}
 		t.Output = proc.stderr.since(mark, outputCap)
 		r.end(t, probs, "")

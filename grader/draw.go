@@ -18,13 +18,38 @@ type drawn struct {
 	// id is the id the fixture's backend behaviour is registered under ("" for none).
 	id  string
 	beh *behaviour
+	// label names the case among a fixture's calls ("HTTP 503", a malformed id); "" when
+	// the fixture makes one call.
+	label string
+	// spare is the same case with fresh ids, for one re-run when a failure looks like the
+	// machine's load (see suspectLoad); nil when none was drawn.
+	spare *drawn
 }
 
-// malformed ids: strings in the wrong format, never values of the wrong JSON type (§2).
+// Malformed ids: strings in the wrong format, never values of the wrong JSON type (§2). Every
+// form is tried in every run, one call each, with digits drawn from the seed; each form catches
+// a different shortcut in a format check (a prefix test, a case-insensitive match, a search
+// instead of a whole-string match, no check of the empty string).
 var (
-	malformedOrderIDs    = []string{"12345", "ord-12", "", "ORD-12", "ORD 8821", "C-1042", "ORD-88x1"}
-	malformedCustomerIDs = []string{"1042", "c-1042", "", "CUST-7", "ORD-8821", "C-", "C 1042"}
-	orderStatuses        = []string{"pending", "shipped", "delivered", "cancelled"}
+	malformedOrderForms = []func(d *drawer) string{
+		func(d *drawer) string { return fmt.Sprint(10000 + d.rng.IntN(90000)) },          // digits only
+		func(d *drawer) string { return fmt.Sprintf("ord-%d", 1000+d.rng.IntN(9000)) },   // lower case
+		func(d *drawer) string { return "" },                                             // empty
+		func(d *drawer) string { return fmt.Sprintf("ORD-%d", 1+d.rng.IntN(999)) },       // too few digits
+		func(d *drawer) string { return fmt.Sprintf("ORD %d", 1000+d.rng.IntN(9000)) },   // no dash
+		func(d *drawer) string { return fmt.Sprintf("C-%d", 1000+d.rng.IntN(9000)) },     // a customer id
+		func(d *drawer) string { return fmt.Sprintf("ORD-%dx7", 1000+d.rng.IntN(9000)) }, // trailing junk
+	}
+	malformedCustomerForms = []func(d *drawer) string{
+		func(d *drawer) string { return fmt.Sprint(1 + d.rng.IntN(99999)) },            // digits only
+		func(d *drawer) string { return fmt.Sprintf("c-%d", 1+d.rng.IntN(99999)) },     // lower case
+		func(d *drawer) string { return "" },                                           // empty
+		func(d *drawer) string { return "C-" },                                         // no digits
+		func(d *drawer) string { return fmt.Sprintf("C %d", 1+d.rng.IntN(99999)) },     // no dash
+		func(d *drawer) string { return fmt.Sprintf("ORD-%d", 1000+d.rng.IntN(9000)) }, // an order id
+		func(d *drawer) string { return fmt.Sprintf("C-%dab", 1+d.rng.IntN(99999)) },   // trailing junk
+	}
+	orderStatuses = []string{"pending", "shipped", "delivered", "cancelled"}
 )
 
 // drawer hands out values from the seed, never the same id twice in a run.
@@ -35,6 +60,12 @@ type drawer struct {
 
 func newDrawer(seed int64) *drawer {
 	return &drawer{rng: rand.New(rand.NewPCG(uint64(seed), 0x6b617461)), used: map[string]bool{}}
+}
+
+// spareDrawer returns a drawer on another stream of the same seed that shares d's used ids, so
+// spare cases never reuse an id of the run.
+func (d *drawer) spareDrawer(seed int64) *drawer {
+	return &drawer{rng: rand.New(rand.NewPCG(uint64(seed), 0x7370617265)), used: d.used}
 }
 
 func (d *drawer) unique(f func() string) string {
@@ -67,14 +98,51 @@ func (d *drawer) order(customerID string) map[string]any {
 
 func (d *drawer) between(lo, hi int) int { return lo + d.rng.IntN(hi-lo+1) }
 
-// draw fills a fixture's placeholders and builds its backend behaviour.
-func (d *drawer) draw(f katas.Fixture) drawn {
+// drawCases draws every call a fixture makes in this run: one per status of its status list,
+// or one per malformed form when its arguments hold a malformed placeholder, else one. Each
+// case has its own ids, so the Orders API tells the calls apart (exercise-orders.md §2: the
+// seed varies values, never coverage).
+func (d *drawer) drawCases(f katas.Fixture) []drawn {
+	var forms []func(*drawer) string
+	arg := ""
+	for k, v := range f.Arguments {
+		switch v {
+		case "{malformed_order_id}":
+			forms, arg = malformedOrderForms, k
+		case "{malformed_customer_id}":
+			forms, arg = malformedCustomerForms, k
+		}
+	}
+	var out []drawn
+	switch {
+	case len(f.Backend.Status) > 1:
+		for _, st := range f.Backend.Status {
+			dr := d.draw(f, st, "")
+			dr.label = fmt.Sprintf("HTTP %d", st)
+			out = append(out, dr)
+		}
+	case forms != nil:
+		for _, form := range forms {
+			v := form(d)
+			dr := d.draw(f, 0, v)
+			dr.label = fmt.Sprintf("%s %q", arg, v)
+			out = append(out, dr)
+		}
+	default:
+		out = append(out, d.draw(f, 0, ""))
+	}
+	return out
+}
+
+// draw fills a fixture's placeholders and builds its backend behaviour for one case: status,
+// when non-zero, is the HTTP status to answer with; malformed replaces a malformed placeholder.
+func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 	dr := drawn{orderID: d.orderID(), customerID: d.customerID()}
 	subst := map[string]string{
 		"{order_id}":              dr.orderID,
 		"{customer_id}":           dr.customerID,
-		"{malformed_order_id}":    malformedOrderIDs[d.rng.IntN(len(malformedOrderIDs))],
-		"{malformed_customer_id}": malformedCustomerIDs[d.rng.IntN(len(malformedCustomerIDs))],
+		"{malformed_order_id}":    malformed,
+		"{malformed_customer_id}": malformed,
 	}
 	numbers := map[string]float64{
 		"{amount}":             math.Round((1+d.rng.Float64()*499)*100) / 100,
@@ -101,18 +169,22 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 		dr.args[k] = v
 	}
 	b := f.Backend
-	beh := &behaviour{kind: b.Kind, retryAfter: b.RetryAfter}
-	if len(b.Status) > 0 {
-		beh.status = b.Status[d.rng.IntN(len(b.Status))]
+	beh := &behaviour{kind: b.Kind, retryAfter: b.RetryAfter, status: status}
+	if status == 0 && len(b.Status) > 0 {
+		beh.status = b.Status[0]
 	}
 	if beh.status == 429 {
-		beh.delay = d.between(2, 120)
-		if b.RetryAfter == "http-date" {
+		switch b.RetryAfter {
+		case "http-date":
 			beh.delay = d.between(20, 300)
+		case "http-date-past":
+			beh.delay = -d.between(20, 300)
+		default:
+			beh.delay = d.between(2, 120)
 		}
 	}
 	switch b.Kind {
-	case katas.BackendOK:
+	case katas.BackendOK, katas.BackendSlow: // a slow request is answered late, with the order
 		beh.order = d.order(dr.customerID)
 		beh.order["order_id"] = dr.orderID
 		if f.Tool == "process_refund" {
@@ -145,7 +217,7 @@ func (d *drawer) draw(f katas.Fixture) drawn {
 			beh.order["order_id"] = dr.orderID
 		}
 	}
-	if b.Kind != katas.BackendNone {
+	if b.Kind != katas.BackendNone && b.Kind != katas.BackendRefused {
 		dr.beh = beh
 		if f.Tool == "search_orders" {
 			dr.id = dr.customerID

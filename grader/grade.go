@@ -2,6 +2,7 @@ package grader
 
 import (
 	"context"
+	"time"
 
 	"github.com/kata-mcp/kata/katas"
 )
@@ -15,6 +16,8 @@ type Options struct {
 	// Progress, when set, receives events as tests start and finish. It is called from the
 	// grading goroutine and must not block for long.
 	Progress func(Event)
+	// serverBudget and clientBudget, when set, replace the phases' budgets (tests only).
+	serverBudget, clientBudget time.Duration
 }
 
 // Grade grades the workspace in dir against its kata's hidden fixtures and returns the report.

@@ -3,6 +3,7 @@ package grader_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -145,26 +146,51 @@ func TestReferenceSubmissions(t *testing.T) {
 	}
 }
 
-// TestUntouchedTemplateFails grades a fresh `kata init` workspace: it must fail (exit 1) with
-// messages that say what the contract wants.
+// TestUntouchedTemplateFails grades a fresh `kata init` workspace of every kata that grades
+// code, in every language: it must fail (exit 1, not 2: the template runs), and every failing
+// test must say what the contract wants and show the call it sent.
 func TestUntouchedTemplateFails(t *testing.T) {
 	lib := library(t)
-	dir := workspace(t, lib, "mcp-structured-errors", "python", "")
-	rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 7, SeedSet: true})
-	if rep.ExitCode() != 1 {
-		t.Fatalf("exit %d, want 1 (%s)", rep.ExitCode(), rep.Message)
-	}
-	var msgs []string
-	for _, tr := range rep.Tests {
-		msgs = append(msgs, tr.Message)
-	}
-	all := strings.Join(msgs, "\n")
-	for _, want := range []string{"not the kata's typed error", "call: tools/call lookup_order", "follow next_page"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no failure message mentions %q", want)
+	for _, id := range lib.IDs() {
+		p, _ := lib.Get(id)
+		if p.Fixtures["server"] == nil {
+			continue
+		}
+		for _, lang := range p.Languages {
+			t.Run(id+"/"+lang, func(t *testing.T) {
+				t.Parallel()
+				dir := workspace(t, lib, id, lang, "")
+				rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 7, SeedSet: true})
+				if rep.ExitCode() != 1 {
+					t.Fatalf("exit %d, want 1 (%s)", rep.ExitCode(), rep.Message)
+				}
+				var msgs []string
+				for _, tr := range rep.Tests {
+					if tr.Status == grader.StatusPass {
+						continue
+					}
+					if strings.TrimSpace(tr.Message) == "" {
+						t.Errorf("%s fails with no message", tr.ID)
+					}
+					if strings.Contains(tr.Message, "Go struct") || strings.Contains(tr.Message, "not run") {
+						t.Errorf("%s: unclear message %q", tr.ID, tr.Message)
+					}
+					msgs = append(msgs, tr.Message)
+				}
+				all := strings.Join(msgs, "\n")
+				wants := []string{"the kata's typed error", "call: tools/call lookup_order"}
+				if id == "mcp-structured-errors" {
+					wants = append(wants, "follow next_page")
+				}
+				for _, want := range wants {
+					if !strings.Contains(all, want) {
+						t.Errorf("no failure message mentions %q", want)
+					}
+				}
+				assertNoProcessesIn(t, dir)
+			})
 		}
 	}
-	assertNoProcessesIn(t, dir)
 }
 
 // assertNoProcessesIn fails when any process still has dir as its working directory (Linux).
@@ -180,6 +206,42 @@ func assertNoProcessesIn(t testing.TB, dir string) {
 		if err == nil && (cwd == dir || cwd == real) {
 			cmd, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
 			t.Errorf("process %s (%s) outlived the grading run", p.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}
+
+// TestTemplateReadmesCoverEveryLanguage: each graded kata's templates README tells a Node and
+// a Go learner how to run the workspace, where the shim is and what not to touch; and the
+// task text points them there.
+func TestTemplateReadmesCoverEveryLanguage(t *testing.T) {
+	lib := library(t)
+	for _, id := range lib.IDs() {
+		p, _ := lib.Get(id)
+		if p.Fixtures["server"] == nil {
+			continue
+		}
+		readme, err := fs.ReadFile(packets.FS, id+"/templates/README.md")
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		task, err := fs.ReadFile(packets.FS, id+"/task.md")
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		for _, lang := range p.Languages {
+			wants := map[string][]string{
+				"python": {"server.py", "mcp_shim.py"},
+				"node":   {"--lang node", "server.mjs", "mcp_shim.mjs", "Leave alone", "no build step"},
+				"go":     {"--lang go", "cmd/server/main.go", "internal/shim/", "Leave alone", ".kata/bin/"},
+			}[lang]
+			for _, w := range wants {
+				if !strings.Contains(string(readme), w) {
+					t.Errorf("%s templates/README.md: no %q for %s learners", id, w, lang)
+				}
+			}
+			if lang != "python" && !strings.Contains(string(task), "--lang "+lang) {
+				t.Errorf("%s task.md does not mention --lang %s", id, lang)
+			}
 		}
 	}
 }

@@ -39,8 +39,11 @@ type TestResult struct {
 	Status string `json:"status"`
 	// Message says, on failure, the rule, the call sent, what came back and what was expected.
 	Message string `json:"message,omitempty"`
-	// Output is the tail of the server's stderr during the test, capped.
+	// Output is the tail of the learner process's stderr during the test, capped.
 	Output string `json:"output,omitempty"`
+	// OutputOf names whose stderr Output is: "server" or "client" ("" for none); not
+	// serialised.
+	OutputOf string `json:"-"`
 	// TaskID is the task step (task.md "## N.") the test grades.
 	TaskID int `json:"task_id"`
 	// Rule is the contract rule the test checks, in words.

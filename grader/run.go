@@ -28,8 +28,15 @@ const (
 	apiTimeout = 500 * time.Millisecond
 	// callSlack is added to apiTimeout × pages for each call's deadline.
 	callSlack = 5 * time.Second
-	// runDeadline bounds a whole grading run.
+	// runDeadline bounds a whole grading run (exercise-orders.md §7). When a kata grades both a
+	// server and a client, the run's time is split into serverBudget and clientBudget, so a
+	// server that hangs on every call cannot leave the client tests "not run".
 	runDeadline = 60 * time.Second
+	// serverBudget and clientBudget are the server and client phases' shares of runDeadline.
+	serverBudget = 40 * time.Second
+	clientBudget = 20 * time.Second
+	// tailLines is how many of a crashed process's last stderr lines a failure message shows.
+	tailLines = 20
 	// outputCap bounds a test's stderr output in the report.
 	outputCap = 4 << 10
 	// gotCap bounds the "what came back" part of a failure message (2 KiB, §6).
@@ -56,6 +63,50 @@ type run struct {
 	clientSpec launchSpec
 	// mcp is the workspace's .mcp.json, for the config rules.
 	mcp *MCPConfig
+	// refusedSpec launches the server with ORDERS_API_URL at a closed port, for fixtures whose
+	// Orders API refuses the connection.
+	refusedSpec launchSpec
+	// releasePort frees the closed port of refusedSpec (nil when there is none).
+	releasePort func()
+	// parent is the caller's context: when it ends the run was interrupted (ctrl-c, SIGTERM).
+	parent context.Context
+	// phase names the running phase and its budget, for "not run" messages.
+	phase phase
+}
+
+// phase is a part of the run with a time budget of its own.
+type phase struct {
+	name   string // "server" or "client"
+	budget time.Duration
+}
+
+// budgets returns the server and client phases' budgets: serverBudget and clientBudget when
+// the kata grades both, else the whole runDeadline for the one graded (opts may shorten
+// them, for tests).
+func (r *run) budgets() (server, client time.Duration) {
+	server, client = runDeadline, runDeadline
+	if r.grades("server") && r.grades("client") {
+		server, client = serverBudget, clientBudget
+	}
+	if r.opts.serverBudget > 0 {
+		server = r.opts.serverBudget
+	}
+	if r.opts.clientBudget > 0 {
+		client = r.opts.clientBudget
+	}
+	return server, client
+}
+
+// interrupted reports whether the caller cancelled the run (ctrl-c, SIGTERM).
+func (r *run) interrupted() bool { return r.parent != nil && r.parent.Err() != nil }
+
+// stoppedMsg says why a test was not run or a call was cut short: the run was interrupted,
+// or the phase's budget was used up.
+func (r *run) stoppedMsg(what string) string {
+	if r.interrupted() {
+		return what + ": grading was interrupted (ctrl-c or SIGTERM)"
+	}
+	return fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, r.phase.name, r.phase.budget, r.phase.name)
 }
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
@@ -70,32 +121,59 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	r.rep.Workspace = dir
 	becomeSubreaper()
 	defer func() { reapEscapees(dir, r.token()) }()
+	r.parent = ctx
+	defer func() {
+		if r.releasePort != nil {
+			r.releasePort()
+		}
+	}()
 	if err := r.prepare(ctx, lib, dir); err != nil {
-		return r.finishError(err)
+		return r.finishError(r.interruptedErr(err))
 	}
 	if r.api != nil {
 		defer r.api.close()
 	}
-	ctx, cancel := context.WithTimeout(ctx, runDeadline)
-	defer cancel()
 	r.total = r.countTests()
 	if r.grades("config") && r.packet.ConfigRules != nil {
 		r.runConfigTests()
 	}
+	serverBudget, clientBudget := r.budgets()
 	if r.grades("server") {
+		r.phase = phase{"server", serverBudget}
+		sctx, cancel := context.WithTimeout(ctx, serverBudget)
 		r.info("starting the server")
-		conn, err := launchServer(ctx, r.spec, r.viol)
+		conn, err := launchServer(sctx, r.spec, r.viol)
 		if err != nil {
-			return r.finishError(err)
+			cancel()
+			return r.finishError(r.interruptedErr(err))
 		}
-		main := &worker{conn: conn}
-		r.runServerTests(ctx, main)
+		main := &worker{conn: conn, spec: r.spec}
+		r.runServerTests(sctx, main)
 		main.stop()
+		cancel()
 	}
 	if r.grades("client") {
-		r.runClientTests(ctx)
+		r.phase = phase{"client", clientBudget}
+		cctx, cancel := context.WithTimeout(ctx, clientBudget)
+		r.runClientTests(cctx)
+		cancel()
 	}
-	return r.finish()
+	rep := r.finish()
+	if r.interrupted() {
+		rep.Message = "grading was interrupted (ctrl-c or SIGTERM) before every test ran"
+		if rep.Status == StatusPass {
+			rep.Status = StatusError
+		}
+	}
+	return rep
+}
+
+// interruptedErr replaces err with a plain "interrupted" when the caller cancelled the run.
+func (r *run) interruptedErr(err error) error {
+	if r.interrupted() {
+		return &SubmissionError{Msg: "grading was interrupted (ctrl-c or SIGTERM) before any test ran"}
+	}
+	return err
 }
 
 // grades reports whether the kata grades the given part.
@@ -176,6 +254,23 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, command: exp.Command, args: exp.Args, env: processEnv(exp.Env)}
+	if r.hasRefusedFixture() {
+		closed, release, err := closedPortURL()
+		if err != nil {
+			api.close()
+			r.api = nil
+			return err
+		}
+		r.releasePort = release
+		vars["ORDERS_API_URL"] = closed
+		ref, err := mc.expandEntry(entry, lookupEnv(vars))
+		if err != nil {
+			api.close()
+			r.api = nil
+			return err
+		}
+		r.refusedSpec = launchSpec{dir: dir, command: ref.Command, args: ref.Args, env: processEnv(ref.Env)}
+	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()
 		r.api = nil
@@ -184,13 +279,70 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	return nil
 }
 
-// build runs kata.json's build command, once per grade, when there is one.
-func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
-	if kc.Build == nil {
-		return nil
+// hasRefusedFixture reports whether a server fixture needs an Orders API that refuses.
+func (r *run) hasRefusedFixture() bool {
+	if set := r.packet.Fixtures["server"]; set != nil {
+		for _, f := range set.Fixtures {
+			if f.Backend.Kind == katas.BackendRefused {
+				return true
+			}
+		}
 	}
-	r.info("building")
-	return runBuild(ctx, dir, kc.Build, processEnv(nil))
+	return false
+}
+
+// closedPortURL returns a loopback URL where nothing listens, and a func that releases it.
+// The port is held by a socket that is bound but never listens: connections to it are refused
+// (RST), and no other listener (another grading run's Orders API) can take the port meanwhile.
+func closedPortURL() (string, func(), error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("reserving a closed port: %w", err)
+	}
+	release := func() { syscall.Close(fd) }
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		release()
+		return "", nil, fmt.Errorf("reserving a closed port: %w", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	in4, ok := sa.(*syscall.SockaddrInet4)
+	if err != nil || !ok {
+		release()
+		return "", nil, fmt.Errorf("reserving a closed port: %v", err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", in4.Port), release, nil
+}
+
+// checkClientCommand makes sure kata.json's client command can be started: a missing program
+// is a submission error (exit 2, exercise-orders.md §6), not a failure of every client test.
+func checkClientCommand(dir string, c *Command, raw []byte) error {
+	path := resolveCommand(dir, c.Command)
+	if _, err := exec.LookPath(path); err != nil {
+		how := "was not found on PATH"
+		if strings.ContainsRune(c.Command, '/') {
+			how = "is not an executable file in the workspace"
+			if _, serr := os.Stat(path); serr != nil {
+				how = "does not exist in the workspace"
+			}
+		}
+		return submissionErr("kata.json", keyLine(raw, "client"), "the client command %q %s; fix \"client\" in kata.json (for a compiled client, the build must create it)", c.Command, how)
+	}
+	return nil
+}
+
+// build runs kata.json's build command, once per grade, when there is one; then checks that
+// the client command, when the kata grades a client, can be started.
+func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
+	if kc.Build != nil {
+		r.info("building")
+		if err := runBuild(ctx, dir, kc.Build, processEnv(nil)); err != nil {
+			return err
+		}
+	}
+	if r.grades("client") && kc.Client != nil {
+		return checkClientCommand(dir, kc.Client, kc.raw)
+	}
+	return nil
 }
 
 // runBuild runs kata.json's build command once, in its own process group, within the run
@@ -213,6 +365,8 @@ func runBuild(ctx context.Context, dir string, b *Command, env []string) error {
 // worker is one server instance and the tests it runs, one at a time.
 type worker struct {
 	conn *serverConn
+	// spec launches (and relaunches) the worker's server.
+	spec launchSpec
 	// lastProc is the server killed by the last restart, for its stderr tail.
 	lastProc *process
 }
@@ -230,34 +384,84 @@ func mustWait(f katas.Fixture) bool {
 	return f.Backend.Kind == katas.BackendSlow || f.Backend.SlowPage
 }
 
+// onExtraWorker reports whether a fixture runs on a server instance of its own: one that must
+// wait for a timeout, or one whose Orders API refuses connections.
+func onExtraWorker(f katas.Fixture) bool {
+	return mustWait(f) || f.Backend.Kind == katas.BackendRefused
+}
+
 // runServerTests runs the tools/list check, every server fixture, and the stdout check.
 // Fixtures that must wait for a timeout each run on an extra server instance, concurrently
-// with the rest, so a full grade costs about one slow fixture plus start-up, not their sum.
-// Values are drawn in fixture order before anything runs, so a seed repeats exactly.
+// with the rest, so a full grade costs about one slow fixture plus start-up, not their sum;
+// fixtures whose Orders API refuses connections share one more instance, started with a closed
+// port's URL. The extra instances are started (in parallel) before any fixture runs, so their
+// start-up load never eats into a timed call. Values are drawn in fixture order before
+// anything runs, so a seed repeats exactly.
 func (r *run) runServerTests(ctx context.Context, main *worker) {
 	set := r.packet.Fixtures["server"]
 	r.runToolsList(ctx, main)
 	d := newDrawer(r.rep.Seed)
-	draws := make([]drawn, len(set.Fixtures))
+	cases := make([][]drawn, len(set.Fixtures))
 	for i, f := range set.Fixtures {
-		draws[i] = d.draw(f)
+		cases[i] = d.drawCases(f)
 	}
-	results := make([]TestResult, len(set.Fixtures))
-	var wg sync.WaitGroup
+	// Spare ids for re-running a case that looks like load, not a fault (see suspectLoad),
+	// drawn after every case so the cases' own values do not depend on them.
+	spares := d.spareDrawer(r.rep.Seed)
 	for i, f := range set.Fixtures {
-		if mustWait(f) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w := &worker{}
-				defer w.stop()
-				results[i] = r.runFixture(ctx, w, f, draws[i])
-			}()
+		for j := range cases[i] {
+			status := 0
+			if b := cases[i][j].beh; b != nil {
+				status = b.status
+			}
+			sp := spares.draw(f, status, "")
+			cases[i][j].spare = &sp
 		}
 	}
+	type job struct {
+		w   *worker
+		idx []int
+	}
+	var jobs []*job
+	var refused *job
 	for i, f := range set.Fixtures {
-		if !mustWait(f) {
-			results[i] = r.runFixture(ctx, main, f, draws[i])
+		switch {
+		case f.Backend.Kind == katas.BackendRefused:
+			if refused == nil {
+				refused = &job{w: &worker{spec: r.refusedSpec}}
+				jobs = append(jobs, refused)
+			}
+			refused.idx = append(refused.idx, i)
+		case mustWait(f):
+			jobs = append(jobs, &job{w: &worker{spec: r.spec}, idx: []int{i}})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A failed start is retried, and reported, by the job's first fixture.
+			if conn, err := launchServer(ctx, j.w.spec, r.viol); err == nil {
+				j.w.conn = conn
+			}
+		}()
+	}
+	wg.Wait()
+	results := make([]TestResult, len(set.Fixtures))
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer j.w.stop()
+			for _, i := range j.idx {
+				results[i] = r.runFixture(ctx, j.w, set.Fixtures[i], cases[i])
+			}
+		}()
+	}
+	for i, f := range set.Fixtures {
+		if !onExtraWorker(f) {
+			results[i] = r.runFixture(ctx, main, f, cases[i])
 		}
 	}
 	wg.Wait()
@@ -270,14 +474,14 @@ func (r *run) runServerTests(ctx context.Context, main *worker) {
 func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
 	r.begin(name)
-	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema"}
+	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema", OutputOf: "server"}
 	mark := w.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
 	res, err := w.conn.session.ListTools(cctx, nil)
 	var probs []string
 	if err != nil {
-		probs = append(probs, fmt.Sprintf("tools/list failed: %v", err))
+		probs = append(probs, fmt.Sprintf("tools/list failed: %s", learnerJSONError(err.Error())))
 	} else {
 		have := map[string]*mcp.Tool{}
 		for _, tool := range res.Tools {
@@ -313,23 +517,117 @@ func callDeadline(dr drawn) time.Duration {
 	return time.Duration(pages)*apiTimeout + callSlack
 }
 
-// runFixture makes one fixture's call on the worker's server and checks it; a server that
-// hangs or dies fails the test and is restarted for the worker's next one. The result is
-// announced as done and returned; the caller records it in order.
-func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, dr drawn) TestResult {
+// caseResult is what one call of a fixture produced.
+type caseResult struct {
+	probs  []string
+	detail string
+	output string
+	// errored: the call could not be graded (the phase's budget ran out, or the run was
+	// interrupted), so the test is an error rather than a failure.
+	errored bool
+	// suspect: the failure may be the machine's load rather than the server (suspectLoad).
+	suspect bool
+}
+
+// suspectLoad reports whether a failed call looks like load rather than a fault: the Orders
+// API answers this fixture at once (no hold, no drop, no refusal), yet the server reported a
+// category the contract calls retryable (a timeout, typically) where another was expected.
+func suspectLoad(f katas.Fixture, out callOutcome, c katas.Contract) bool {
+	switch f.Backend.Kind {
+	case katas.BackendOK, katas.BackendStatus, katas.BackendPages, katas.BackendEmpty:
+	default:
+		return false
+	}
+	if f.Backend.SlowPage || out.err != nil || out.res == nil {
+		return false
+	}
+	payload, _, _ := payloadOf(out.res)
+	got, _ := payload["errorCategory"].(string)
+	return got != "" && got != f.Expect.Category && c.Categories[got]
+}
+
+// runFixture makes a fixture's calls (one per case: each status of its list, each malformed
+// form) on the worker's server and checks them; a server that hangs or dies fails the test
+// and is restarted for the next call. Cases that fail with the same problems are reported
+// together. The result is announced as done and returned; the caller records it in order.
+func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases []drawn) TestResult {
 	r.begin(f.Name)
 	started := time.Now()
-	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule}
-	defer func() { t.Duration = time.Since(started) }()
-	if ctx.Err() != nil {
-		t.Status, t.Message = StatusError, fmt.Sprintf("not run: the grading run's %s deadline passed", runDeadline)
-		return r.announce(t)
+	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
+	var groups []string             // problem texts, in order of first appearance
+	labels := map[string][]string{} // problem text → labels of the cases that had it
+	var detail, output string
+	for _, dr := range cases {
+		if ctx.Err() != nil {
+			t.Status = StatusError
+			msg := r.stoppedMsg("not run")
+			if len(cases) > 1 && len(groups) > 0 {
+				msg = r.stoppedMsg("the remaining calls were not made")
+			}
+			groups = append(groups, msg)
+			break
+		}
+		cr := r.runCase(ctx, w, f, dr)
+		if cr.suspect && dr.spare != nil && ctx.Err() == nil {
+			// The server answered with a retryable category although the Orders API had
+			// answered at once: on a loaded machine the learner's 0.5 s timeout can fire on a
+			// prompt answer. Run the case once more with fresh ids; a real fault fails again.
+			again := r.runCase(ctx, w, f, *dr.spare)
+			again.output = cr.output + again.output
+			if len(again.probs) == 0 {
+				cr = again
+			}
+		}
+		if cr.output != "" {
+			output += cr.output
+		}
+		if cr.errored {
+			t.Status = StatusError
+		}
+		if len(cr.probs) == 0 {
+			continue
+		}
+		key := strings.Join(cr.probs, "\n")
+		if _, seen := labels[key]; !seen {
+			groups = append(groups, key)
+		}
+		labels[key] = append(labels[key], dr.label)
+		if detail == "" {
+			detail = cr.detail
+		}
 	}
+	var probs []string
+	for _, g := range groups {
+		if ls := labels[g]; len(cases) > 1 && len(ls) > 0 {
+			g = fmt.Sprintf("with %s: %s", strings.Join(ls, ", "), g)
+		}
+		probs = append(probs, g)
+	}
+	if len(cases) > 1 && len(probs) > 0 && t.Status == "" {
+		n := 0
+		for _, ls := range labels {
+			n += len(ls)
+		}
+		probs = append(probs, fmt.Sprintf("(%d of the %d calls of this test failed; the call below is the first that did)", n, len(cases)))
+	}
+	t.Output = clipTail(output, outputCap)
+	t.Duration = time.Since(started)
+	return r.announce(finish(t, probs, detail))
+}
+
+// runCase makes one call of a fixture and checks it.
+func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn) caseResult {
+	var cr caseResult
 	if w.conn == nil {
-		conn, err := launchServer(ctx, r.spec, r.viol)
+		conn, err := launchServer(ctx, w.spec, r.viol)
 		if err != nil {
-			t.Status, t.Message = StatusError, "the server could not be (re)started: "+err.Error()
-			return r.announce(t)
+			cr.errored = true
+			if ctx.Err() != nil {
+				cr.probs = []string{r.stoppedMsg("the server could not be restarted")}
+			} else {
+				cr.probs = []string{"the server could not be (re)started: " + err.Error()}
+			}
+			return cr
 		}
 		w.conn = conn
 	}
@@ -346,36 +644,46 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, dr dra
 	deadline := callDeadline(dr)
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	res, err := w.conn.session.CallTool(cctx, &mcp.CallToolParams{Name: f.Tool, Arguments: dr.args})
+	returned := time.Now()
 	cancel()
 	out := callOutcome{res: res, err: err, strayRequests: r.api.strayRequests() - before}
 	if dr.id != "" {
 		out.requests = r.api.requestsFor(dr.id)
 		out.retryAfterSent, out.hasRetryAfterSent = r.api.retryAfterSent(dr.id)
+		if late := r.api.answeredLateFor(dr.id); !late.IsZero() && !late.After(returned) {
+			out.waitedPastTimeout = true
+		}
 	}
-	var probs []string
 	var rpc *jsonrpc.Error
 	switch {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
-		t.Status = StatusError
-		probs = []string{fmt.Sprintf("the grading run's %s deadline passed during this call", runDeadline)}
+		cr.errored = true
+		cr.probs = []string{r.stoppedMsg("this call was cut short")}
 		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		probs = []string{fmt.Sprintf("no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())}
+		cr.probs = []string{fmt.Sprintf("no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())}
 		w.restart()
 	case err != nil && !errors.As(err, &rpc) && w.serverDied():
 		_, how := w.conn.proc.exited()
-		probs = []string{fmt.Sprintf("the server %s during this call; it was restarted for the next test", how)}
+		p := fmt.Sprintf("the server %s during this call; it was restarted for the next test", how)
+		if tail := lastLines(w.conn.proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
+			p += fmt.Sprintf("\nserver stderr (last lines):\n%s", indent(tail, "  "))
+		}
+		cr.probs = []string{p}
 		w.restart()
 	default:
-		probs = checkCall(f, dr, out, r.packet.Contract)
+		cr.probs = checkCall(f, dr, out, r.packet.Contract)
+		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, out, r.packet.Contract)
 	}
 	if w.conn != nil {
-		t.Output = w.conn.proc.stderr.since(mark, outputCap)
+		cr.output = w.conn.proc.stderr.since(mark, outputCap)
 	} else if w.lastProc != nil {
-		t.Output = w.lastProc.stderr.since(mark, outputCap)
+		cr.output = w.lastProc.stderr.since(mark, outputCap)
 	}
-	t.Duration = time.Since(started)
-	return r.announce(finish(t, probs, r.failureDetail(f, dr, res, err)))
+	if len(cr.probs) > 0 {
+		cr.detail = r.failureDetail(f, dr, res, err)
+	}
+	return cr
 }
 
 // serverDied reports whether the worker's server ended, waiting briefly for it to be reaped.
@@ -397,17 +705,41 @@ func (w *worker) restart() {
 	}
 }
 
+// lastLines returns the last n lines of s, without a trailing newline.
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipTail keeps the last n bytes of s.
+func clipTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
 // failureDetail shows the call sent, how the Orders API behaved and what came back.
 func (r *run) failureDetail(f katas.Fixture, dr drawn, res *mcp.CallToolResult, err error) string {
 	args, _ := json.Marshal(dr.args)
 	var b strings.Builder
 	fmt.Fprintf(&b, "call: tools/call %s %s\n", f.Tool, args)
-	if dr.beh != nil {
+	switch {
+	case f.Backend.Kind == katas.BackendRefused:
+		fmt.Fprintf(&b, "Orders API: nothing listening at ORDERS_API_URL (connection refused)\n")
+	case dr.beh != nil:
 		fmt.Fprintf(&b, "Orders API: %s\n", describeBehaviour(dr.beh))
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(&b, "got: error: %s", clipText(err.Error(), gotCap))
+		fmt.Fprintf(&b, "got: error: %s", clipText(learnerJSONError(err.Error()), gotCap))
 	case res != nil:
 		got, _ := json.Marshal(res)
 		fmt.Fprintf(&b, "got: %s", clipText(string(got), gotCap))
@@ -427,13 +759,15 @@ func describeBehaviour(b *behaviour) string {
 				s += fmt.Sprintf(" with Retry-After: %d", b.delay)
 			case "http-date":
 				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s ahead", b.delay)
+			case "http-date-past":
+				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s in the past", -b.delay)
 			default:
 				s += " without a Retry-After header"
 			}
 		}
 		return s
 	case katas.BackendSlow:
-		return fmt.Sprintf("held the request longer than the %.1f s timeout", apiTimeout.Seconds())
+		return fmt.Sprintf("held the request for %.1f s, longer than the %.1f s timeout, then answered 200", slowHold.Seconds(), apiTimeout.Seconds())
 	case katas.BackendDrop:
 		return "closed the connection without answering"
 	case katas.BackendEmpty:
@@ -445,7 +779,10 @@ func describeBehaviour(b *behaviour) string {
 		}
 		s := fmt.Sprintf("had %d orders over %d pages", n, len(b.pages))
 		if b.slowPage > 0 {
-			s += fmt.Sprintf("; page %d held the request past the timeout", b.slowPage)
+			s += fmt.Sprintf("; page %d held the request for %.1f s, past the %.1f s timeout", b.slowPage, slowHold.Seconds(), apiTimeout.Seconds())
+		}
+		if b.failPage > 0 {
+			s += fmt.Sprintf("; page %d answered %d", b.failPage, b.status)
 		}
 		return s
 	}

@@ -131,7 +131,7 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		case errors.Is(hctx.Err(), context.DeadlineExceeded):
 			msg = fmt.Sprintf("the server did not answer initialize within %s (it must read JSON-RPC lines on stdin and answer on stdout)", handshakeTimeout)
 		default:
-			msg = fmt.Sprintf("the MCP handshake failed: %v", err)
+			msg = fmt.Sprintf("the MCP handshake failed: %s", learnerJSONError(err.Error()))
 		}
 		if v := viol.all(); len(v) > 0 {
 			msg += fmt.Sprintf("; its stdout carried a line that is not JSON-RPC: %q", v[0].Line)

@@ -31,6 +31,15 @@ func TestUngradeableSubmissions(t *testing.T) {
 		{"command not found", func(d string) {
 			write(d, ".mcp.json", `{"mcpServers": {"orders": {"command": "./no-such-server"}}}`)
 		}, []string{"cannot start", "no-such-server"}},
+		{"client command not found", func(d string) {
+			write(d, "kata.json", "{\"kata\": \"mcp-structured-errors\", \"language\": \"python\",\n \"client\": {\"command\": \"no-such-client-xyz\", \"args\": [\"client.py\"]}}")
+		}, []string{"kata.json:2:", `client command "no-such-client-xyz" was not found`}},
+		{"args not an array", func(d string) {
+			write(d, "kata.json", "{\"kata\": \"mcp-structured-errors\",\n \"client\": {\"command\": \"python3\", \"args\": \"client.py\"}}")
+		}, []string{"kata.json:2:", `"client.args" must be a JSON array, not a JSON string`}},
+		{"client file missing", func(d string) {
+			write(d, "kata.json", `{"kata": "mcp-structured-errors", "client": {"command": "./bin/client"}}`)
+		}, []string{"kata.json", `"./bin/client" does not exist in the workspace`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

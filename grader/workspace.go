@@ -17,6 +17,8 @@ type KataConfig struct {
 	Language string   `json:"language"`
 	Client   *Command `json:"client,omitempty"`
 	Build    *Command `json:"build,omitempty"`
+	// raw is the file's bytes, for line numbers.
+	raw []byte
 }
 
 // Command is a program and its arguments, run with the workspace as working directory.
@@ -85,9 +87,9 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 		case errors.As(err, &syn):
 			return nil, submissionErr(name, lineAt(src, int(syn.Offset)), "invalid JSON: %v", syn)
 		case errors.As(err, &typ):
-			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
+			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not a JSON %s", typ.Field, jsonWordForGoType(typ.Type.String()), typ.Value)
 		}
-		return nil, submissionErr(name, 0, "invalid JSON: %v", err)
+		return nil, submissionErr(name, 0, "invalid JSON: %s", learnerJSONError(err.Error()))
 	}
 	return src, nil
 }
@@ -143,6 +145,7 @@ func LoadKataConfig(dir string) (*KataConfig, error) {
 			return nil, submissionErr("kata.json", keyLine(src, c.name), "%q has no command", c.name)
 		}
 	}
+	kc.raw = src
 	return &kc, nil
 }
 

@@ -21,7 +21,7 @@ type TextOptions struct {
 	Steps map[int]string
 	// Color adds ANSI colour to PASS/FAIL marks.
 	Color bool
-	// Verbose shows the server's stderr for failed tests.
+	// Verbose shows the learner process's stderr (server or client) for failed tests.
 	Verbose bool
 }
 
@@ -36,7 +36,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 		c := map[string]string{StatusPass: "32", StatusFail: "31", StatusError: "33"}[status]
 		return "\x1b[" + c + "m" + s + "\x1b[0m"
 	}
-	fmt.Fprintf(w, "kata grade · %s · %s\n", r.Kata, r.Workspace)
+	fmt.Fprintln(w, header(r))
 	if r.Status == StatusError {
 		fmt.Fprintf(w, "\n%s  the submission could not be graded:\n%s\n", mark(StatusError), indent(r.Message, "  "))
 		fmt.Fprintf(w, "\nseed %d · %d ms\n", r.Seed, r.DurationMS)
@@ -60,10 +60,17 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 				}
 				fmt.Fprintln(w, indent(t.Message, "        "))
 				if o.Verbose && strings.TrimSpace(t.Output) != "" {
-					fmt.Fprintf(w, "        server stderr:\n%s\n", indent(strings.TrimRight(t.Output, "\n"), "          "))
+					label := "stderr"
+					if t.OutputOf != "" {
+						label = t.OutputOf + " stderr"
+					}
+					fmt.Fprintf(w, "        %s:\n%s\n", label, indent(strings.TrimRight(t.Output, "\n"), "          "))
 				}
 			}
 		}
+	}
+	if r.Message != "" {
+		fmt.Fprintf(w, "\n%s\n", r.Message) // e.g. the run was interrupted
 	}
 	pass, fail, errored := r.Counts()
 	fmt.Fprintf(w, "\n%d passed, %d failed", pass, fail)
@@ -71,6 +78,18 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 		fmt.Fprintf(w, ", %d errored", errored)
 	}
 	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
+}
+
+// header is the report's first line: "kata grade · KATA · WORKSPACE", leaving out what is not
+// known (a kata.json that could not be read names no kata).
+func header(r *Report) string {
+	parts := []string{"kata grade"}
+	for _, p := range []string{r.Kata, r.Workspace} {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func indent(s, prefix string) string {

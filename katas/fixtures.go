@@ -14,7 +14,8 @@ type FixtureSet struct {
 // Fixture is one hidden test of a graded server: the tool call, how the Orders API behaves for
 // the ids in it, and what the kata's contract expects back. Strings in Arguments may hold
 // placeholders the grader draws from the run's seed: {order_id}, {customer_id},
-// {malformed_order_id}, {malformed_customer_id}, and the numbers {amount} (0 < a ≤ 500),
+// {malformed_order_id}, {malformed_customer_id} (every malformed form — wrong prefix, too few
+// digits, empty, … — is tried in every run, one call each), and the numbers {amount} (0 < a ≤ 500),
 // {amount_over_limit} (> 500) and {amount_nonpositive} (≤ 0).
 type Fixture struct {
 	// ID is a short stable id, unique in the set (e.g. "lookup-rate-limit-seconds").
@@ -35,15 +36,18 @@ type Fixture struct {
 type Backend struct {
 	// Kind is one of the Backend* constants.
 	Kind string `json:"kind"`
-	// Status lists HTTP statuses for BackendStatus; the seed picks one.
+	// Status lists HTTP statuses for BackendStatus (and FailPage). Every status is tried in
+	// every run, each with its own call and ids (exercise-orders.md §2: the seed varies values,
+	// never coverage).
 	Status []int `json:"status,omitempty"`
-	// RetryAfter for a 429: "seconds" (delay-seconds), "http-date" (RFC 9110 §10.2.3) or "none".
+	// RetryAfter for a 429: "seconds" (delay-seconds), "http-date" (RFC 9110 §10.2.3, in the
+	// future), "http-date-past" (an HTTP-date already passed: no wait, 0) or "none".
 	RetryAfter string `json:"retryAfter,omitempty"`
 	// Pages for BackendPages is the [min, max] page count the seed picks from.
 	Pages []int `json:"pages,omitempty"`
 	// SlowPage makes one later page (2..n, seed-picked) hold the request past the timeout.
 	SlowPage bool `json:"slowPage,omitempty"`
-	// FailPage makes one later page (2..n, seed-picked) answer with a status from Status.
+	// FailPage makes one later page (2..n, seed-picked) answer with each status of Status in turn.
 	FailPage bool `json:"failPage,omitempty"`
 }
 
@@ -56,6 +60,9 @@ const (
 	BackendDrop   = "drop"   // closes the connection without answering
 	BackendPages  = "pages"  // a customer's orders over several pages
 	BackendEmpty  = "empty"  // a customer with no orders
+	// BackendRefused: nothing listens at ORDERS_API_URL, so the connection is refused. The
+	// grader runs such a fixture on a server instance started with a closed port's URL.
+	BackendRefused = "refused"
 )
 
 // Expect is what the fixture's call must return.
@@ -98,12 +105,17 @@ func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
 			return nil, errAt(file, line, "%s: tool %q is not in the manifest's tools %v", where, f.Tool, m.Tools)
 		}
 		switch f.Backend.Kind {
-		case BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty:
+		case BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty, BackendRefused:
 		default:
 			return nil, errAt(file, line, "%s: unknown backend kind %q", where, f.Backend.Kind)
 		}
 		if (f.Backend.Kind == BackendStatus || f.Backend.FailPage) && len(f.Backend.Status) == 0 {
 			return nil, errAt(file, line, "%s: backend kind status (or failPage) needs a status list", where)
+		}
+		switch f.Backend.RetryAfter {
+		case "", "seconds", "http-date", "http-date-past", "none":
+		default:
+			return nil, errAt(file, line, "%s: retryAfter must be seconds, http-date, http-date-past or none", where)
 		}
 		if f.Backend.Kind == BackendPages && (len(f.Backend.Pages) != 2 || f.Backend.Pages[0] < 1 || f.Backend.Pages[1] < f.Backend.Pages[0]) {
 			return nil, errAt(file, line, "%s: pages must be [min, max] with 1 ≤ min ≤ max", where)

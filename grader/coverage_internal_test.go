@@ -1,0 +1,294 @@
+package grader
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
+)
+
+func embeddedLibrary(t testing.TB) *katas.Library {
+	t.Helper()
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// TestEveryRunTriesEveryStatusAndMalformedForm: whatever the seed, a fixture with a status
+// list makes one call per status, and one with a malformed placeholder makes one call per
+// malformed form, the empty string included (exercise-orders.md §2: the seed varies values,
+// never coverage). Before, the seed picked one status and one form per run.
+func TestEveryRunTriesEveryStatusAndMalformedForm(t *testing.T) {
+	lib := embeddedLibrary(t)
+	for _, id := range lib.IDs() {
+		p, _ := lib.Get(id)
+		set := p.Fixtures["server"]
+		if set == nil {
+			continue
+		}
+		for seed := int64(1); seed <= 20; seed++ {
+			d := newDrawer(seed)
+			for _, f := range set.Fixtures {
+				cases := d.drawCases(f)
+				if len(f.Backend.Status) > 1 {
+					got := map[int]bool{}
+					for _, c := range cases {
+						got[c.beh.status] = true
+					}
+					for _, st := range f.Backend.Status {
+						if !got[st] {
+							t.Errorf("%s/%s seed %d: status %d not tried", id, f.ID, seed, st)
+						}
+					}
+				}
+				malformed := false
+				for _, v := range f.Arguments {
+					if s, ok := v.(string); ok && strings.HasPrefix(s, "{malformed_") {
+						malformed = true
+					}
+				}
+				if !malformed {
+					continue
+				}
+				if len(cases) < 5 {
+					t.Errorf("%s/%s seed %d: %d malformed forms tried, want every form", id, f.ID, seed, len(cases))
+				}
+				seen := map[string]bool{}
+				for _, c := range cases {
+					for k, v := range c.args {
+						s, _ := v.(string)
+						seen[s] = true
+						if (k == "order_id" && orderIDPattern(s)) || (k == "customer_id" && customerIDPattern(s)) {
+							t.Errorf("%s/%s: malformed form %q is well-formed", id, f.ID, s)
+						}
+					}
+				}
+				if !seen[""] {
+					t.Errorf("%s/%s seed %d: the empty id is not among the forms tried", id, f.ID, seed)
+				}
+			}
+		}
+	}
+}
+
+func orderIDPattern(s string) bool {
+	var n int
+	_, err := fmt.Sscanf(s, "ORD-%d", &n)
+	return err == nil && fmt.Sprintf("ORD-%d", n) == s && len(s) >= 8 && s[4] != '0'
+}
+
+func customerIDPattern(s string) bool {
+	var n int
+	_, err := fmt.Sscanf(s, "C-%d", &n)
+	return err == nil && fmt.Sprintf("C-%d", n) == s
+}
+
+// TestFixturesCoverEveryMappingRow: for every tool a kata's server exposes, the fixtures
+// exercise each row of exercise-orders.md §4 that the tool can meet: a missing and a
+// malformed argument, 401 and 403, 404, 429, each of 500/502/503/504, a refused connection
+// and a timeout; and, where the contract has retryAfterSeconds, Retry-After as seconds, as a
+// future and a past HTTP-date, and absent. Before, search_orders' error rows were never tried.
+func TestFixturesCoverEveryMappingRow(t *testing.T) {
+	lib := embeddedLibrary(t)
+	for _, id := range lib.IDs() {
+		p, _ := lib.Get(id)
+		set := p.Fixtures["server"]
+		if set == nil {
+			continue
+		}
+		for _, tool := range p.Tools {
+			have := map[string]bool{}
+			for _, f := range set.Fixtures {
+				if f.Tool != tool {
+					continue
+				}
+				b := f.Backend
+				for _, st := range b.Status {
+					have[fmt.Sprint(st)] = true
+				}
+				switch {
+				case b.Kind == katas.BackendRefused:
+					have["refused"] = true
+				case b.Kind == katas.BackendSlow || b.SlowPage:
+					have["timeout"] = true
+				case b.Kind == katas.BackendNone && f.Expect.Category != "":
+					malformed := false
+					for _, v := range f.Arguments {
+						if s, ok := v.(string); ok && strings.HasPrefix(s, "{malformed_") {
+							malformed = true
+						}
+					}
+					if malformed {
+						have["malformed"] = true
+					} else if len(f.Arguments) < len(p.Tools) || len(f.Arguments) == 0 || f.Expect.Field != "" {
+						have["missing"] = true
+					}
+				}
+				if b.RetryAfter != "" {
+					have["retry-after:"+b.RetryAfter] = true
+				}
+			}
+			want := []string{"missing", "malformed", "401", "403", "404", "429", "500", "502", "503", "504", "refused", "timeout"}
+			for _, w := range want {
+				if !have[w] {
+					t.Errorf("%s: %s has no fixture for the %s row", id, tool, w)
+				}
+			}
+			if _, ok := p.Contract.Fields["retryAfterSeconds"]; ok && tool == "lookup_order" {
+				for _, ra := range []string{"seconds", "http-date", "http-date-past", "none"} {
+					if !have["retry-after:"+ra] {
+						t.Errorf("%s: %s has no fixture with Retry-After %s", id, tool, ra)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestEmptyIDIsAStrayRequest: GET /orders/ (an empty id sent anyway) and a path no endpoint
+// has are stray requests, like a request for an id no fixture registered. Before, they were
+// answered 404 and not counted, so a server that sent "" to the API passed.
+func TestEmptyIDIsAStrayRequest(t *testing.T) {
+	api, err := startOrdersAPI("tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.close()
+	for i, path := range []string{"/orders/", "/customers//orders?page=1", "/orders/ORD-1234", "/nowhere"} {
+		req, _ := http.NewRequest("GET", api.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := api.strayRequests(); got != i+1 {
+			t.Errorf("after GET %s: %d stray requests, want %d", path, got, i+1)
+		}
+	}
+}
+
+func fixtureByID(t *testing.T, lib *katas.Library, kata, id string) (katas.Fixture, katas.Contract) {
+	t.Helper()
+	p, _ := lib.Get(kata)
+	for _, f := range p.Fixtures["server"].Fixtures {
+		if f.ID == id {
+			return f, p.Contract
+		}
+	}
+	t.Fatalf("%s has no fixture %s", kata, id)
+	return katas.Fixture{}, katas.Contract{}
+}
+
+// result builds a CallToolResult whose structuredContent and text block both carry payload.
+func result(payload map[string]any, isError bool) *mcp.CallToolResult {
+	b, _ := json.Marshal(payload)
+	return &mcp.CallToolResult{IsError: isError, StructuredContent: payload, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// TestPastRetryAfterDateMeansZero: an HTTP-date already passed means no wait, so
+// retryAfterSeconds must be 0 (within the 2 s §4 allows an HTTP-date) — not negative, not
+// null, not a string.
+func TestPastRetryAfterDateMeansZero(t *testing.T) {
+	lib := embeddedLibrary(t)
+	for _, kata := range []string{"mcp-structured-errors", "mcp-engineering"} {
+		f, c := fixtureByID(t, lib, kata, "lookup-rate-limit-past-date")
+		dr := newDrawer(1).draw(f, 0, "")
+		out := callOutcome{hasRetryAfterSent: true, retryAfterSent: 0}
+		for _, tc := range []struct {
+			ra   any
+			pass bool
+		}{{0.0, true}, {1.0, true}, {-42.0, false}, {-1.0, false}, {nil, false}, {3.0, false}, {"0", false}} {
+			payload := map[string]any{"isError": true, "errorCategory": "rate_limit", "isRetryable": true, "retryAfterSeconds": tc.ra, "explanation": "429"}
+			out.res = result(payload, true)
+			probs := checkCall(f, dr, out, c)
+			if (len(probs) == 0) != tc.pass {
+				t.Errorf("%s: retryAfterSeconds %v: problems %q, want pass=%v", kata, tc.ra, probs, tc.pass)
+			}
+		}
+	}
+}
+
+// TestTextBlockMirrorsStructuredContent: a result with structuredContent whose first text
+// block is prose, another JSON value, or absent fails (exercise-orders.md §3).
+func TestTextBlockMirrorsStructuredContent(t *testing.T) {
+	lib := embeddedLibrary(t)
+	f, c := fixtureByID(t, lib, "mcp-structured-errors", "lookup-not-found")
+	dr := newDrawer(1).draw(f, 0, "")
+	payload := map[string]any{"isError": true, "errorCategory": "not_found", "isRetryable": false, "retryAfterSeconds": nil, "explanation": "no such order"}
+	good := result(payload, true)
+	if probs := checkCall(f, dr, callOutcome{res: good}, c); len(probs) != 0 {
+		t.Fatalf("a mirrored result failed: %q", probs)
+	}
+	for name, res := range map[string]*mcp.CallToolResult{
+		"prose text":   {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.TextContent{Text: "no such order"}}},
+		"other JSON":   {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.TextContent{Text: `{"isError": true}`}}},
+		"no content":   {IsError: true, StructuredContent: payload},
+		"not text [0]": {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png"}}},
+	} {
+		probs := checkCall(f, dr, callOutcome{res: res}, c)
+		if !strings.Contains(strings.Join(probs, "\n"), "content block") {
+			t.Errorf("%s: problems %q do not name the content block", name, probs)
+		}
+	}
+}
+
+// TestMissingSuccessKeySaysMissing: a success payload without its key says "missing", not
+// "was null".
+func TestMissingSuccessKeySaysMissing(t *testing.T) {
+	lib := embeddedLibrary(t)
+	f, c := fixtureByID(t, lib, "mcp-structured-errors", "search-empty")
+	dr := newDrawer(1).draw(f, 0, "")
+	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c), "\n")
+	if !strings.Contains(probs, `"orders" is missing`) || strings.Contains(probs, "null") {
+		t.Errorf("problems %q; want `\"orders\" is missing`, no null", probs)
+	}
+}
+
+// TestLearnerJSONErrorHasNoGoTypes: encoding/json's wording is rewritten in JSON terms.
+func TestLearnerJSONErrorHasNoGoTypes(t *testing.T) {
+	for in, want := range map[string]string{
+		"calling tools/call: json: cannot unmarshal string into Go struct field CallToolResult.isError of type bool": "isError was a JSON string; expected a JSON boolean",
+		"json: cannot unmarshal number into Go struct field .content of type []json.RawMessage":                      "content was a JSON number; expected a JSON array",
+		"json: cannot unmarshal array into Go value of type map[string]interface {}":                                 "a JSON array was given where a JSON object was expected",
+	} {
+		got := learnerJSONError(in)
+		if !strings.Contains(got, want) || strings.Contains(got, "Go ") {
+			t.Errorf("learnerJSONError(%q) = %q; want it to contain %q and no Go type", in, got, want)
+		}
+	}
+}
+
+// TestReportHeaderLeavesOutUnknownKata: a report of a workspace whose kata.json could not be
+// read has no empty "·  ·" in its header.
+func TestReportHeaderLeavesOutUnknownKata(t *testing.T) {
+	var b strings.Builder
+	WriteText(&b, &Report{Status: StatusError, Message: "kata.json: missing", Workspace: "/ws"}, TextOptions{})
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if first != "kata grade · /ws" {
+		t.Errorf("header %q, want %q", first, "kata grade · /ws")
+	}
+}
+
+// TestVerboseOutputNamesItsProcess: with -v, a client test's stderr is labelled "client
+// stderr", a server test's "server stderr".
+func TestVerboseOutputNamesItsProcess(t *testing.T) {
+	var b strings.Builder
+	rep := &Report{Status: StatusFail, Kata: "k", Tests: []TestResult{
+		{ID: "c", Name: "client thing", Status: StatusFail, Message: "m", Output: "client said this", OutputOf: "client", TaskID: 6},
+		{ID: "s", Name: "server thing", Status: StatusFail, Message: "m", Output: "server said that", OutputOf: "server", TaskID: 1},
+	}}
+	WriteText(&b, rep, TextOptions{Verbose: true})
+	out := b.String()
+	if !strings.Contains(out, "client stderr:\n          client said this") || !strings.Contains(out, "server stderr:\n          server said that") {
+		t.Errorf("verbose report mislabels stderr:\n%s", out)
+	}
+}
