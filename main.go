@@ -26,6 +26,9 @@ import (
 // exitError carries a process exit code out of a command.
 type exitError struct{ code int }
 
+// exitInterrupted is kata grade's exit status when ctrl-c or SIGTERM stopped the run (128 + SIGINT).
+const exitInterrupted = 130
+
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
@@ -226,7 +229,9 @@ func newGradeCmd() *cobra.Command {
 			defer rec.close()
 			gradeOnce := func() (*grader.Report, error) {
 				rep := grader.Grade(ctx, lib, dir, opts)
-				rec.record(rep)
+				if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
+					rec.record(rep)
+				}
 				if opts.Progress != nil {
 					fmt.Fprint(errw, "\r\x1b[K")
 				}
@@ -260,6 +265,11 @@ func newGradeCmd() *cobra.Command {
 				if werr != nil && ctx.Err() == nil {
 					return werr
 				}
+			}
+			if !watch && ctx.Err() != nil {
+				// interrupted (ctrl-c, SIGTERM): the report says so; the shell convention for a
+				// run stopped by a signal is 128+SIGINT, not one of the verdicts 0/1/2
+				return exitError{exitInterrupted}
 			}
 			if code := rep.ExitCode(); code != 0 {
 				return exitError{code}
