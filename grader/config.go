@@ -11,7 +11,13 @@ import (
 )
 
 // credentialName matches env and header names that carry credentials.
-var credentialName = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|credential|auth|private[_-]?key)`)
+var credentialName = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|credential|auth|private[_-]?key|(^|[_-])key$)`)
+
+// providerKey matches a literal in the shape of the provider API keys that start with "sk-"
+// (Anthropic sk-ant-…, OpenAI sk-… and sk-proj-…, and others that copied the shape): the
+// prefix and at least 20 key characters. gitleaks' provider rules insist on each provider's
+// exact length and suffix; a key cut short or padded while pasting is still a leaked key.
+var providerKey = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,})`)
 
 // bareDollar matches $VAR without braces, which Claude Code does not expand.
 var bareDollar = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*`)
@@ -106,8 +112,13 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 		lines := strings.Split(string(mc.raw), "\n")
 		for i, line := range lines {
 			scan := varRef.ReplaceAllString(line, "")
+			found := false
 			for _, f := range d.DetectString(scan) {
+				found = true
 				probs = append(probs, fmt.Sprintf(".mcp.json:%d: %s looks like a secret (gitleaks rule %s: %s); remove it, rotate it, and reference it as ${VAR}", i+1, redact(f.Secret), f.RuleID, strings.TrimSuffix(f.Description, ".")))
+			}
+			if m := providerKey.FindStringSubmatch(scan); m != nil && !found {
+				probs = append(probs, fmt.Sprintf(".mcp.json:%d: %s looks like a provider API key (sk-…); remove it, rotate it, and reference it as ${VAR}", i+1, redact(m[2])))
 			}
 		}
 	case "no-bare-dollar":

@@ -1,0 +1,77 @@
+package grader
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSecretRulesNameTheLine: a literal sk-… key in any server entry, whatever its exact length
+// (gitleaks' provider rules want the exact shape), fails no-literal-secrets naming its line;
+// under an env name like DOCS_KEY it also fails credential-refs. ${VAR} references pass.
+func TestSecretRulesNameTheLine(t *testing.T) {
+	cases := []struct {
+		name, secret string
+		line         int
+		rule         string
+	}{
+		{"anthropic-shaped, wrong length", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", 14, "no-literal-secrets"},
+		{"openai project key", "sk-proj-Zx81HqLmA0pQ77vB2nYtR4sW9cK3eD6f", 14, "no-literal-secrets"},
+		{"plain sk- key", "sk-1234567890abcdefABCDEF0123", 14, "no-literal-secrets"},
+		{"under a *_KEY name", "sk-1234567890abcdefABCDEF0123", 14, "credential-refs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := `{
+  "mcpServers": {
+    "orders": {
+      "command": "python3",
+      "args": ["server.py"],
+      "env": {
+        "ORDERS_API_URL": "${ORDERS_API_URL}",
+        "ORDERS_API_TOKEN": "${ORDERS_API_TOKEN}"
+      }
+    },
+    "docs": {
+      "command": "node",
+      "env": {
+        "DOCS_KEY": "` + c.secret + `"
+      }
+    }
+  }
+}`
+			if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mc, err := LoadMCPConfig(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probs := checkConfigRule(c.rule, mc)
+			if len(probs) != 1 || !strings.Contains(probs[0], ".mcp.json:14:") {
+				t.Fatalf("%s on %q: %q, want one problem naming .mcp.json:14", c.rule, c.secret, probs)
+			}
+			if strings.Contains(probs[0], c.secret) {
+				t.Errorf("the message repeats the whole secret: %s", probs[0])
+			}
+		})
+	}
+	t.Run("references pass", func(t *testing.T) {
+		dir := t.TempDir()
+		cfg := `{"mcpServers": {"orders": {"command": "python3", "env": {"ORDERS_API_TOKEN": "${ORDERS_API_TOKEN}", "DOCS_KEY": "${DOCS_KEY:-}"}}}}`
+		if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mc, err := LoadMCPConfig(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rule := range []string{"no-literal-secrets", "credential-refs"} {
+			if probs := checkConfigRule(rule, mc); len(probs) != 0 {
+				t.Errorf("%s: %q", rule, probs)
+			}
+		}
+	})
+}
