@@ -195,7 +195,7 @@ func (m *mockModel) newAttempt() tea.Cmd {
 	}
 	m.begin(att, qs, nil)
 	if m.c.store == nil {
-		return m.tick()
+		return tea.Batch(m.tick(), m.requestStem())
 	}
 	m.phase = mockStarting
 	gen := m.gen
@@ -219,7 +219,7 @@ func (m *mockModel) resume() tea.Cmd {
 		m.note = "Time ran out while the app was closed: submitted with the answers saved."
 		return m.submit()
 	}
-	return m.tick()
+	return tea.Batch(m.tick(), m.requestStem())
 }
 
 // begin shows attempt att with its questions and any saved answers.
@@ -355,7 +355,7 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		m.att.ID = msg.id
 		m.unsaved = msg.err != nil
 		m.phase = mockTaking
-		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick())
+		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick(), m.requestStem())
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--

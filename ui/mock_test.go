@@ -358,3 +358,31 @@ func keyMsgOrSpace(k string) tea.KeyPressMsg {
 	}
 	return keyMsg(k)
 }
+
+// codeExam is one item whose stem has inline code.
+const codeExam = "# Exam\n\n## `cx-01` Code in the stem\n\nScenario: customer-support\n\nThe result has `isRetryable: false`. What now?\n\n" +
+	"- [x] Stop.\n  > The flag decides.\n- [ ] Retry.\n  > The flag says no.\n"
+
+// TestMockExamFirstStemRendered checks that the first item's stem is rendered (Markdown
+// markers gone) as soon as the exam starts: with a store, without one, and on resuming.
+func TestMockExamFirstStemRendered(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "code-kata", map[string]string{"exam.md": codeExam})
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := func(d *driver) {
+		t.Helper()
+		d.mustSee("item 1 of 1", "isRetryable: false")
+		d.mustNotSee("`isRetryable")
+	}
+	st := newMemStore()
+	rendered(newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24))
+	rendered(newDriverLib(t, lib, Options{Start: StartExam}, 80, 24))
+	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d.mustSee("An unfinished exam")
+	d.press("r")
+	rendered(d)
+}
