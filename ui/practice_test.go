@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -277,6 +278,16 @@ func TestStartupWarning(t *testing.T) {
 	d.press("down")
 	d.mustNotSee("⚠")
 	d.checkFrame(80, 24)
+}
+
+// TestLongWarningWraps checks that a store failure longer than the width is shown whole, on up
+// to three lines above the help line, and the frame still fits.
+func TestLongWarningWraps(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.send(storeErrMsg{op: "submitting the exam", err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
+	d.mustSee("⚠ progress not saved (submitting the exam)", "attempt 2 is already submitted")
+	d.checkFrame(80, 24)
+	d.mustSee("? keys • q quit")
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
