@@ -631,7 +631,11 @@ func (m *mockModel) itemContent() (string, int) {
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	add(st.subtle.Render(wrapHanging("  ", "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them.", w)))
+	hint := "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them."
+	if m.c.store == nil || m.unsaved {
+		hint = "Mark with the letters (or space on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
+	}
+	add(st.subtle.Render(wrapHanging("  ", hint, w)))
 	return strings.Join(lines, "\n"), base + cursor
 }
 
@@ -850,7 +854,10 @@ func (m *mockModel) View() string {
 		if m.flagged[q.Ref] {
 			second += " " + st.accent.Render("⚑ flagged")
 		}
-		second += "  " + m.saveState()
+		// The save state always shows whole: the kata and scenario give way.
+		if state := m.saveState(); state != "" {
+			second = truncate(second, max(m.width-lipgloss.Width(state)-2, 1)) + "  " + state
+		}
 	case mockResult:
 		left = st.title.Render("Mock exam · result")
 		second = st.subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
@@ -863,11 +870,9 @@ func (m *mockModel) View() string {
 	}
 	head := left
 	if right != "" {
-		if gap := m.width - lipgloss.Width(left) - lipgloss.Width(right); gap > 0 {
-			head += strings.Repeat(" ", gap) + right
-		} else {
-			head += " " + right
-		}
+		// The countdown always shows whole: the counts give way.
+		left = truncate(left, max(m.width-lipgloss.Width(right)-1, 1))
+		head = left + strings.Repeat(" ", max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 	}
 	return truncate(head, m.width) + "\n" + truncate(second, m.width) + "\n\n" + m.vp.View()
 }

@@ -191,7 +191,7 @@ func TestMockExamResumeAfterTimeRanOut(t *testing.T) {
 
 func TestMockExamMultipleResponse(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 24)
-	d.mustSee("item 1 of 1", "Choose 2. This item scores only when exactly 2 options are marked (0 marked).", "not saved: no progress store")
+	d.mustSee("item 1 of 1", "Choose 2. This item scores only when exactly 2 options are marked (0 marked).", "not saved: no progress store", "Answers are not saved")
 	right, wrong := d.keys()
 	d.press(right[0])
 	d.mustSee("(1 marked)")
@@ -385,4 +385,12 @@ func TestMockExamFirstStemRendered(t *testing.T) {
 	d.mustSee("An unfinished exam")
 	d.press("r")
 	rendered(d)
+}
+
+// TestMockExamSaveStateShowsWhole checks that on a narrow terminal the counts, the kata and the
+// scenario give way so the countdown and the save state are never cut.
+func TestMockExamSaveStateShowsWhole(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 50, 20)
+	d.mustSee("not saved: no progress store", "multi-kata · scenar…", "0 answered ·… left 02:00")
+	d.checkFrame(50, 20)
 }
