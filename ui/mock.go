@@ -114,7 +114,7 @@ type mockModel struct {
 
 // mockKeys are the mock exam's keys besides answering.
 type mockKeys struct {
-	Next, Prev, Flag, Jump, Go, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
+	Next, Prev, Flag, Jump, Go, Close, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
 }
 
 func newMockKeys() mockKeys {
@@ -124,9 +124,10 @@ func newMockKeys() mockKeys {
 		Flag:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
 		Jump:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
 		Go:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
+		Close:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", "close the list")),
 		Submit:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
-		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
+		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y/enter", "submit now")),
+		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
 		Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
 		Resume:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
 		New:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new exam")),
@@ -275,7 +276,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 	case mockTaking:
 		switch m.mode {
 		case modeJump:
-			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Jump}
+			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Close}
 		case modeConfirm:
 			return []key.Binding{m.keys.Yes, m.keys.No}
 		}
@@ -288,13 +289,24 @@ func (m *mockModel) ShortHelp() []key.Binding {
 	return nil
 }
 
-// FullHelp lists every key of the mock exam.
+// FullHelp lists every key of the mock exam's current phase: answering (with the jump list and
+// the submit question), the resume offer, or the result and its review.
 func (m *mockModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag},
-		{m.keys.Jump, m.keys.Go, m.keys.Submit, m.keys.Yes, m.keys.No},
-		{m.keys.Resume, m.keys.New, m.keys.Review, m.keys.Scroll, m.keys.PageUp},
+	switch m.phase {
+	case mockOffer:
+		return [][]key.Binding{{m.keys.Resume, m.keys.New}}
+	case mockTaking:
+		return [][]key.Binding{
+			{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag, m.keys.PageUp},
+			{m.keys.Jump, m.keys.Go, m.keys.Close},
+			{m.keys.Submit, m.keys.Yes, m.keys.No},
+		}
+	case mockResult:
+		return [][]key.Binding{{m.keys.Review, m.keys.Scroll, m.keys.PageUp}}
+	case mockReview:
+		return [][]key.Binding{{m.keys.Next, m.keys.Scroll, m.keys.PageUp}}
 	}
+	return nil
 }
 
 // SetSize sizes the viewport and asks for the stem at the new width.

@@ -394,3 +394,27 @@ func TestMockExamSaveStateShowsWhole(t *testing.T) {
 	d.mustSee("not saved: no progress store", "multi-kata · scenar…", "0 answered ·… left 02:00")
 	d.checkFrame(50, 20)
 }
+
+// TestMockExamHelpFollowsPhase checks that the help overlay lists the keys of the phase on show,
+// not those of every phase at once (n is "next item" while answering, "new exam" on the offer).
+func TestMockExamHelpFollowsPhase(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d.press("?")
+	d.mustSee("Keys — mock exam", "flag", "jump list", "close the list", "submit now", "keep going")
+	d.mustNotSee("resume", "new exam")
+	d.checkFrame(80, 24)
+	d.press("?", "o")
+	d.mustSee("o/esc close the list")
+	d.press("o", "s")
+	d.mustSee("y/enter submit now • n/esc keep going")
+	d.press("esc")
+	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d2.press("?")
+	d2.mustSee("resume", "new exam")
+	d2.mustNotSee("flag")
+	d2.press("?", "r", "s", "y", "?")
+	d2.mustSee("review", "scroll")
+	d2.mustNotSee("flag", "resume")
+}
