@@ -107,6 +107,7 @@ type mockModel struct {
 	note    string // a one-line notice ("time is up: submitted", "resumed …")
 	result  exam.Result
 	stem    stemView
+	follow  bool // the next refresh scrolls the cursor into sight (after a key, not a tick or wheel)
 	vp      viewport.Model
 	width   int
 	height  int
@@ -312,6 +313,7 @@ func (m *mockModel) FullHelp() [][]key.Binding {
 // SetSize sizes the viewport and asks for the stem at the new width.
 func (m *mockModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
+	m.follow = true
 	m.vp.SetWidth(w)
 	m.vp.SetHeight(max(h-3, 1))
 	cmd := m.requestStem()
@@ -456,6 +458,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 // takingKey handles a key while the exam is under way.
 func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.note = ""
+	m.follow = true
 	switch m.mode {
 	case modeConfirm:
 		switch {
@@ -593,15 +596,16 @@ func (m *mockModel) refresh() {
 		case modeJump:
 			content, line := m.jumpContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, true, line, false)
+			follow(&m.vp, m.follow, line, false)
 		case modeConfirm:
 			m.vp.SetContent(m.confirmContent())
 			m.vp.GotoTop()
 		default:
 			content, line := m.itemContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, true, line, false)
+			follow(&m.vp, m.follow, line, false)
 		}
+		m.follow = false
 	case mockResult:
 		m.vp.SetContent(m.resultContent())
 	case mockReview:

@@ -418,3 +418,19 @@ func TestMockExamHelpFollowsPhase(t *testing.T) {
 	d2.mustSee("review", "scroll")
 	d2.mustNotSee("flag", "resume")
 }
+
+// TestMockExamWheelScrollSurvivesTicks checks that scrolling an item with the wheel past the
+// cursor stays put when the countdown ticks; a key brings the cursor back into sight.
+func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 9)
+	d.mustSee("> [ ] a) isError")
+	for i := 0; i < 3; i++ {
+		d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	}
+	d.mustNotSee("a) isError")
+	d.advance(time.Second)
+	d.advance(time.Second)
+	d.mustNotSee("a) isError")
+	d.press("space")
+	d.mustSee("> [x] a) isError")
+}
