@@ -230,6 +230,10 @@ func TestCopyPromptToClipboard(t *testing.T) {
 	}
 	d.send(tea.KeyPressMsg{}) // redraw
 	d.mustSee("to the clipboard (OSC 52")
+	// At 40 columns the notice wraps rather than losing its end; the frame still fits.
+	d.send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	d.mustSee("characters).")
+	d.checkFrame(40, 12)
 }
 
 func TestParsePrompt(t *testing.T) {
