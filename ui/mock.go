@@ -754,6 +754,15 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
+// percentOf returns part/total as a whole percentage, rounded half up (2 of 3 is 67); 0 when
+// total is 0.
+func percentOf(part, total int) int {
+	if total <= 0 {
+		return 0
+	}
+	return (part*200 + total) / (total * 2)
+}
+
 // tallyRows lays out a breakdown table: name, correct/total, percent, sorted by name.
 func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []string {
 	names := make([]string, 0, len(tallies))
@@ -767,11 +776,7 @@ func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []
 	lines := []string{st.label.Render("  " + title)}
 	for _, n := range names {
 		t := tallies[n]
-		pct := 0
-		if t.Total > 0 {
-			pct = t.Correct * 100 / t.Total
-		}
-		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, pct), w))
+		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, percentOf(t.Correct, t.Total)), w))
 	}
 	return lines
 }

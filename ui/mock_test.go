@@ -434,3 +434,11 @@ func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 	d.press("space")
 	d.mustSee("> [x] a) isError")
 }
+
+func TestPercentOfRounds(t *testing.T) {
+	for _, c := range []struct{ part, total, want int }{{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {1, 2, 50}, {1, 8, 13}, {3, 3, 100}} {
+		if got := percentOf(c.part, c.total); got != c.want {
+			t.Errorf("percentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
+		}
+	}
+}

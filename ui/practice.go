@@ -443,10 +443,7 @@ func (m *practiceModel) summary() string {
 		}
 	}
 	total := len(order)
-	pct := 0
-	if total > 0 {
-		pct = right * 100 / total
-	}
+	pct := percentOf(right, total)
 	var b strings.Builder
 	b.WriteString(st.title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
 	if m.kind == drillDeck {
