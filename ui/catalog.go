@@ -21,6 +21,7 @@ type catalogModel struct {
 	packets  []*katas.Packet
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
+	open     bool                            // an unfinished mock exam waits in the store
 	cursor   int
 	width    int
 	height   int
@@ -30,6 +31,7 @@ type catalogModel struct {
 type catalogProgressMsg struct {
 	summaries map[string]progress.KataSummary
 	due       int
+	open      bool // an unfinished mock exam is stored
 }
 
 // Refresh returns the command that reads every packet's progress from the store.
@@ -50,6 +52,11 @@ func (m *catalogModel) Refresh() tea.Cmd {
 			return nil, err
 		}
 		msg.due = len(due)
+		att, err := s.OpenAttempt()
+		if err != nil {
+			return nil, err
+		}
+		msg.open = att != nil
 		return msg, nil
 	})
 }
@@ -78,7 +85,7 @@ func (m *catalogModel) SetSize(w, h int) tea.Cmd {
 func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
-		m.progress, m.due = msg.summaries, msg.due
+		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
 		return nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -174,7 +181,11 @@ func (m *catalogModel) View() string {
 	} else {
 		sub += " · r review"
 	}
-	sub += " · x mock exam"
+	if m.open {
+		sub += " · x resume the unfinished exam"
+	} else {
+		sub += " · x mock exam"
+	}
 	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(truncate(sub, m.width)), ""}
 	if len(m.packets) == 0 {
 		return strings.Join(append(head, "No packets found."), "\n")

@@ -442,3 +442,18 @@ func TestPercentOfRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogOffersUnfinishedExam checks that the catalog says when x resumes an unfinished
+// exam (one stored by an earlier run) and says "mock exam" again once it is submitted.
+func TestCatalogOffersUnfinishedExam(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	d := newDriverLib(t, lib, Options{Store: st}, 80, 24)
+	d.mustSee("x mock exam")
+	d.press("x")
+	d.answer(true)
+	d2 := newDriverLib(t, lib, Options{Store: st}, 80, 24) // a later run
+	d2.mustSee("x resume the unfinished exam")
+	d2.press("x", "r", "s", "y", "esc")
+	d2.mustSee("x mock exam", "best exam")
+}
