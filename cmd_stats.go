@@ -168,7 +168,7 @@ func plural(n int, word string) string {
 
 // writeStatsText writes the readable summary.
 func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Progress in %s\n\n", r.Path)
+	fmt.Fprintf(w, "Progress in %s\n(answers count exam items and trap rows, in exams, quizzes, drills and reviews)\n\n", r.Path)
 	for _, k := range r.Katas {
 		title := k.Title
 		if title == "" {
@@ -180,11 +180,11 @@ func writeStatsText(w io.Writer, r *statsReport) {
 			layers += " (" + strings.Join(k.LayersRead, ", ") + ")"
 		}
 		fmt.Fprintf(w, "  layers read    %s\n", layers)
-		answered := fmt.Sprintf("%d answered, %d right", k.Answered, k.Correct)
+		answered := fmt.Sprintf("%d, %d right", k.Answered, k.Correct)
 		if k.InProgress > 0 {
 			answered += fmt.Sprintf(" (%d marked in an unfinished exam, not yet scored)", k.InProgress)
 		}
-		fmt.Fprintf(w, "  items          %s\n", answered)
+		fmt.Fprintf(w, "  answers        %s\n", answered)
 		best := "none yet"
 		if k.BestScaled > 0 {
 			best = fmt.Sprintf("%d on %s", k.BestScaled, day(k.BestAt))
@@ -198,7 +198,7 @@ func writeStatsText(w io.Writer, r *statsReport) {
 		fmt.Fprintf(w, "  cards          %d due now of %d scheduled\n\n", k.Due, k.Cards)
 	}
 	s := r.Stats
-	fmt.Fprintf(w, "Totals: %s answered (%d right", plural(s.Answered, "item"), s.Correct)
+	fmt.Fprintf(w, "Totals: %s (%d right", plural(s.Answered, "answer"), s.Correct)
 	if s.InProgress > 0 {
 		fmt.Fprintf(w, ", %d unscored in an unfinished exam", s.InProgress)
 	}

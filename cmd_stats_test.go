@@ -84,10 +84,10 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		"Progress in " + path,
 		p.ID + " — " + p.Title,
 		"layers read    2/5 (knowledge, prompts)",
-		"items          3 answered, 1 right (2 marked in an unfinished exam, not yet scored)",
+		"answers        3, 1 right (2 marked in an unfinished exam, not yet scored)",
 		"last grade     fail (3 passed, 1 failed, 0 errored)",
 		"cards          0 due now of 1 scheduled",
-		"exams 0 finished, 1 open, 0 abandoned",
+		"Totals: 3 answers (1 right", "exams 0 finished, 1 open, 0 abandoned",
 		"Unfinished exam #1 (" + p.ID + "): 2 of 3 items marked (1 fully answered), 1 flagged",
 	} {
 		if !strings.Contains(out, want) {

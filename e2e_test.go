@@ -234,7 +234,7 @@ func TestPracticeInTmux(t *testing.T) {
 		t.Fatalf("kata stats: %v\n%s", err, out)
 	}
 	// Ten exam answers and one trap drill answer.
-	for _, want := range []string{"exams 1 finished, 0 open", "11 items answered"} {
+	for _, want := range []string{"exams 1 finished, 0 open", "11 answers"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("kata stats lacks %q:\n%s", want, out)
 		}
