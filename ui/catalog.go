@@ -213,15 +213,17 @@ func (m *catalogModel) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// packetsFor returns the packets named by ids, in that order (unknown ids skipped); no ids
-// means every packet.
+// packetsFor returns the packets named by ids, in that order, each once (unknown and repeated
+// ids skipped, so `kata exam k k` does not draw k's items twice); no ids means every packet.
 func packetsFor(lib *katas.Library, ids []string) []*katas.Packet {
 	if len(ids) == 0 {
 		return lib.Packets()
 	}
 	var ps []*katas.Packet
+	seen := map[string]bool{}
 	for _, id := range ids {
-		if p, ok := lib.Get(id); ok {
+		if p, ok := lib.Get(id); ok && !seen[p.ID] {
+			seen[p.ID] = true
 			ps = append(ps, p)
 		}
 	}

@@ -457,3 +457,13 @@ func TestCatalogOffersUnfinishedExam(t *testing.T) {
 	d2.press("x", "r", "s", "y", "esc")
 	d2.mustSee("x mock exam", "best exam")
 }
+
+// TestMockExamRepeatedKataDrawsOnce checks that naming a kata twice does not draw its items
+// twice.
+func TestMockExamRepeatedKataDrawsOnce(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"alpha-kata", "alpha-kata"}, Items: 10}}, 80, 24)
+	d.mustSee("item 1 of 2")
+	if got := d.mock().att.Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
+		t.Errorf("attempt katas %v", got)
+	}
+}
