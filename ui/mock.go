@@ -42,12 +42,13 @@ const saveOp = "saving the exam answer"
 type mockPhase int
 
 const (
-	mockLoading  mockPhase = iota // asking the store for an unfinished attempt
-	mockOffer                     // an unfinished attempt exists: resume or start anew
-	mockStarting                  // the new attempt is being stored
-	mockTaking                    // answering
-	mockResult                    // submitted: the scaled score
-	mockReview                    // submitted: every item with its key and rationales
+	mockLoading    mockPhase = iota // asking the store for an unfinished attempt
+	mockOffer                       // an unfinished attempt exists: resume or start anew
+	mockStarting                    // the new attempt is being stored
+	mockTaking                      // answering
+	mockSubmitting                  // reading the answers saved by any window before scoring
+	mockResult                      // submitted: the scaled score
+	mockReview                      // submitted: every item with its key and rationales
 )
 
 // mockMode is an overlay over the items while taking the exam.
@@ -73,7 +74,13 @@ type (
 		err error
 	}
 	examSavedMsg struct{ gen int }
-	mockTickMsg  struct {
+	// submitReadMsg carries the attempt's saved answers, read when the exam is submitted.
+	submitReadMsg struct {
+		gen     int
+		answers map[string]progress.ExamAnswer
+		err     error
+	}
+	mockTickMsg struct {
 		gen int
 		at  time.Time
 	}
@@ -83,34 +90,36 @@ type (
 // a countdown, flags, free movement, a jump list, no feedback until submitted; then the scaled
 // score with a breakdown and a review of every item. Each answer change is saved at once.
 type mockModel struct {
-	c       *common
-	opts    ExamOptions
-	keys    mockKeys
-	askKeys askKeys
-	gen     int
-	phase   mockPhase
-	mode    mockMode
-	offer   *progress.Attempt // the unfinished attempt offered for resuming
-	offered map[string]progress.ExamAnswer
-	att     progress.Attempt
-	qs      []exam.Question
-	chosen  map[string][]string // ref → chosen option ids
-	flagged map[string]bool
-	idx     int
-	a       ask
-	jump    int // the jump list's cursor
-	now     time.Time
-	unsaved bool   // the store could not start the attempt: answers stay in memory only
-	failed  bool   // the last answer could not be saved
-	pending int    // saves in flight
-	saved   int    // saves done
-	note    string // a one-line notice ("time is up: submitted", "resumed …")
-	result  exam.Result
-	stem    stemView
-	follow  bool // the next refresh scrolls the cursor into sight (after a key, not a tick or wheel)
-	vp      viewport.Model
-	width   int
-	height  int
+	c        *common
+	opts     ExamOptions
+	keys     mockKeys
+	askKeys  askKeys
+	gen      int
+	phase    mockPhase
+	mode     mockMode
+	offer    *progress.Attempt // the unfinished attempt offered for resuming
+	offered  map[string]progress.ExamAnswer
+	att      progress.Attempt
+	qs       []exam.Question
+	chosen   map[string][]string // ref → chosen option ids
+	flagged  map[string]bool
+	idx      int
+	a        ask
+	jump     int // the jump list's cursor
+	now      time.Time
+	unsaved  bool                 // the store could not start the attempt: answers stay in memory only
+	failed   bool                 // the last answer could not be saved
+	pending  int                  // saves in flight
+	changed  map[string]time.Time // ref → when this window last changed its answer or flag
+	submitAt time.Time            // when the exam was submitted (the time it finished)
+	saved    int                  // saves done
+	note     string               // a one-line notice ("time is up: submitted", "resumed …")
+	result   exam.Result
+	stem     stemView
+	follow   bool // the next refresh scrolls the cursor into sight (after a key, not a tick or wheel)
+	vp       viewport.Model
+	width    int
+	height   int
 }
 
 // mockKeys are the mock exam's keys besides answering.
@@ -174,7 +183,9 @@ func (m *mockModel) Start() tea.Cmd {
 }
 
 // taking reports whether an exam is under way (so the catalog's x returns to it).
-func (m *mockModel) taking() bool { return m.phase == mockTaking || m.phase == mockStarting }
+func (m *mockModel) taking() bool {
+	return m.phase == mockTaking || m.phase == mockStarting || m.phase == mockSubmitting
+}
 
 // newAttempt draws a new exam and stores it as an open attempt.
 func (m *mockModel) newAttempt() tea.Cmd {
@@ -227,7 +238,7 @@ func (m *mockModel) resume() tea.Cmd {
 // begin shows attempt att with its questions and any saved answers.
 func (m *mockModel) begin(att progress.Attempt, qs []exam.Question, saved map[string]progress.ExamAnswer) {
 	m.att, m.qs = att, qs
-	m.chosen, m.flagged = map[string][]string{}, map[string]bool{}
+	m.chosen, m.flagged, m.changed = map[string][]string{}, map[string]bool{}, map[string]time.Time{}
 	for ref, a := range saved {
 		if len(a.Chosen) > 0 {
 			m.chosen[ref] = append([]string(nil), a.Chosen...)
@@ -370,6 +381,11 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		m.unsaved = msg.err != nil
 		m.phase = mockTaking
 		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick(), m.requestStem())
+	case submitReadMsg:
+		if msg.gen != m.gen || m.phase != mockSubmitting {
+			return nil
+		}
+		cmd = tea.Batch(warn("reading the saved answers", msg.err), m.finish(msg.answers))
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--
@@ -527,6 +543,7 @@ func (m *mockModel) save(ref string) tea.Cmd {
 		return nil
 	}
 	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.now(), m.gen
+	m.changed[ref] = at
 	m.pending++
 	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
@@ -560,13 +577,73 @@ func (m *mockModel) scored() map[string][]string {
 	return out
 }
 
-// submit scores the exam and stores the finished attempt with every answer.
+// submit ends the exam. With a stored attempt it first reads the answers saved for it, so an
+// answer given to the same exam in another kata window counts too (see finish); without one it
+// scores at once.
 func (m *mockModel) submit() tea.Cmd {
+	m.submitAt = m.c.now()
+	m.mode = modeItems
+	if m.c.store == nil || m.att.ID == 0 {
+		return m.finish(nil)
+	}
+	m.phase = mockSubmitting
+	gen, id := m.gen, m.att.ID
+	return m.c.read("", func(s Store) (tea.Msg, error) {
+		ans, err := s.ExamAnswers(id)
+		return submitReadMsg{gen: gen, answers: ans, err: err}, nil
+	})
+}
+
+// merge takes each saved answer that is newer than this window's own change of the item (an
+// answer given in another window on the same exam); it returns how many it took.
+func (m *mockModel) merge(saved map[string]progress.ExamAnswer) int {
+	taken := 0
+	for _, q := range m.qs {
+		sa, ok := saved[q.Ref]
+		if !ok || !sa.At.After(m.changed[q.Ref]) {
+			continue
+		}
+		if !equalIDs(sa.Chosen, m.chosen[q.Ref]) {
+			taken++
+		}
+		if len(sa.Chosen) > 0 {
+			m.chosen[q.Ref] = append([]string(nil), sa.Chosen...)
+		} else {
+			delete(m.chosen, q.Ref)
+		}
+		m.flagged[q.Ref] = sa.Flagged
+	}
+	return taken
+}
+
+// equalIDs reports whether a and b hold the same ids (both are sorted).
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// finish merges the saved answers (nil: none), scores the exam and stores the finished attempt
+// with every answer.
+func (m *mockModel) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
+	if n := m.merge(saved); n > 0 {
+		note := fmt.Sprintf("%d answer(s) given in another kata window on this exam are included.", n)
+		if m.note != "" {
+			note = m.note + " " + note
+		}
+		m.note = note
+	}
 	answers := m.scored()
 	m.result = exam.Score(m.qs, answers, m.opts.Scale)
 	m.phase, m.mode = mockResult, modeItems
 	m.vp.GotoTop()
-	now := m.c.now()
+	now := m.submitAt
 	m.att.Finished = now
 	att := m.att
 	att.Points, att.Max, att.Scaled, att.Passed = m.result.Points, m.result.Max, m.result.Scaled, m.result.Passed
@@ -612,6 +689,8 @@ func (m *mockModel) refresh() {
 		m.vp.SetContent(m.reviewContent())
 	case mockOffer:
 		m.vp.SetContent(m.offerContent())
+	case mockSubmitting:
+		m.vp.SetContent(m.c.st.subtle.Render("  Submitting the exam…"))
 	default:
 		m.vp.SetContent(m.c.st.subtle.Render("  Preparing the exam…"))
 	}

@@ -467,3 +467,28 @@ func TestMockExamRepeatedKataDrawsOnce(t *testing.T) {
 		t.Errorf("attempt katas %v", got)
 	}
 }
+
+// TestMockExamSubmitIncludesAnotherWindowsAnswers runs one stored exam in two windows (two
+// models on one store): answers given in the second count when the first submits, and a later
+// change in the second beats an earlier one in the first.
+func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	single := ExamOptions{Katas: []string{"alpha-kata", "beta-kata"}, Items: 3}
+	d1 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: single}, 80, 24)
+	d1.answer(false) // item 1 wrong in window 1
+	d1.mustSee("saved")
+	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: single}, 80, 24)
+	d2.press("r")
+	d2.mustSee("Resumed", "1 answered")
+	d2.advance(time.Minute)
+	d2.answer(true)   // item 1 right, later, in window 2
+	d2.press("n")
+	d2.answer(true) // item 2 right in window 2
+	d2.mustSee("saved")
+	d1.press("s", "y")
+	d1.mustSee("Raw score 2/3", "2 answer(s) given in another kata window on this exam are included.")
+	if a := st.attempt(1); a.Points != 2 {
+		t.Errorf("stored attempt %+v", a)
+	}
+}
