@@ -482,7 +482,7 @@ func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
 	d2.press("r")
 	d2.mustSee("Resumed", "1 answered")
 	d2.advance(time.Minute)
-	d2.answer(true)   // item 1 right, later, in window 2
+	d2.answer(true) // item 1 right, later, in window 2
 	d2.press("n")
 	d2.answer(true) // item 2 right in window 2
 	d2.mustSee("saved")
