@@ -175,7 +175,7 @@ func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) s
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *catalogModel) View() string {
 	st := m.c.st
-	sub := fmt.Sprintf("%d packet(s)", len(m.packets))
+	sub := count(len(m.packets), "kata", "katas")
 	if m.c.store != nil {
 		sub += fmt.Sprintf(" · due today (%d): r review", m.due)
 	} else {
@@ -211,6 +211,14 @@ func (m *catalogModel) View() string {
 		lines = append(lines, e...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// count is "1 kata" or "3 katas": n with the singular or the plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // packetsFor returns the packets named by ids, in that order, each once (unknown and repeated

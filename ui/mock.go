@@ -633,7 +633,11 @@ func equalIDs(a, b []string) bool {
 // with every answer.
 func (m *mockModel) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 	if n := m.merge(saved); n > 0 {
-		note := fmt.Sprintf("%d answer(s) given in another kata window on this exam are included.", n)
+		verb := "are"
+		if n == 1 {
+			verb = "is"
+		}
+		note := count(n, "answer", "answers") + " given in another kata window on this exam " + verb + " included."
 		if m.note != "" {
 			note = m.note + " " + note
 		}
@@ -776,7 +780,7 @@ func (m *mockModel) confirmContent() string {
 		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
 	}
 	if left := len(m.qs) - answered; left > 0 {
-		lines = append(lines, st.fail.Render(fmt.Sprintf("  %d item(s) unanswered score nothing.", left)))
+		lines = append(lines, st.fail.Render("  "+count(left, "item unanswered scores", "items unanswered score")+" nothing."))
 	}
 	lines = append(lines, "", "  y/enter: submit and see the score · n/esc: keep going")
 	return strings.Join(lines, "\n")

@@ -408,7 +408,7 @@ func TestMockExamHelpFollowsPhase(t *testing.T) {
 	d.press("?", "o")
 	d.mustSee("o/esc close the list")
 	d.press("o", "s")
-	d.mustSee("y/enter submit now • n/esc keep going")
+	d.mustSee("y/enter submit now • n/esc keep going", "5 items unanswered score nothing.")
 	d.press("esc")
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
 	d2.press("?")
@@ -487,7 +487,7 @@ func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
 	d2.answer(true) // item 2 right in window 2
 	d2.mustSee("saved")
 	d1.press("s", "y")
-	d1.mustSee("Raw score 2/3", "2 answer(s) given in another kata window on this exam are included.")
+	d1.mustSee("Raw score 2/3", "2 answers given in another kata window on this exam are included.")
 	if a := st.attempt(1); a.Points != 2 {
 		t.Errorf("stored attempt %+v", a)
 	}
