@@ -79,6 +79,18 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 	if d.practice().cur().cardID != first.cardID {
 		t.Errorf("the fifth card is %s, want the missed %s", d.practice().cur().trap, first.trap)
 	}
+	// It comes back with its key under another letter.
+	keyAt := func(c card) int {
+		for i, o := range c.opts {
+			if o.key {
+				return i
+			}
+		}
+		return -1
+	}
+	if keyAt(d.practice().cur()) == keyAt(first) {
+		t.Errorf("the missed card came back with its key still at %s)", letter(keyAt(first)))
+	}
 	d.press("n")
 	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
 	if len(st.answers) != 5 {
