@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -22,6 +23,7 @@ type catalogModel struct {
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
 	open     bool                            // an unfinished mock exam waits in the store
+	read     time.Time                       // when the progress was last asked for
 	cursor   int
 	width    int
 	height   int
@@ -37,6 +39,7 @@ type catalogProgressMsg struct {
 // Refresh returns the command that reads every packet's progress from the store.
 func (m *catalogModel) Refresh() tea.Cmd {
 	now := m.c.now()
+	m.read = now
 	ps := m.packets
 	return m.c.read("reading progress", func(s Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
@@ -100,6 +103,19 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	// Cards fall due while the catalog sits open: a key after a while reads the counts again.
+	var stale tea.Cmd
+	if m.c.store != nil && m.c.now().Sub(m.read) >= staleAfter {
+		stale = m.Refresh()
+	}
+	return tea.Batch(stale, m.key(k))
+}
+
+// staleAfter is how old the catalog's progress may get before a key reads it again.
+const staleAfter = time.Minute
+
+// key handles a key press.
+func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Exam):
 		return func() tea.Msg { return startMockMsg{} }

@@ -182,6 +182,24 @@ func TestCatalogShowsProgress(t *testing.T) {
 	d.mustSee("read 2/5 layers")
 }
 
+// TestCatalogRereadsStaleCounts checks that cards falling due while the catalog sits open show
+// after the next key once a minute has passed, and not at every key before.
+func TestCatalogRereadsStaleCounts(t *testing.T) {
+	st := newMemStore()
+	lib := loadLib(t)
+	p, _ := lib.Get("mini-kata")
+	d := newDriver(t, Options{Store: st}, 80, 24)
+	d.mustSee("due today (0)")
+	st.mu.Lock()
+	st.due = []progress.DueCard{{CardID: srs.ItemCardID(p.ID, p.Items[0]), Kind: srs.KindItem, Kata: p.ID}}
+	st.mu.Unlock()
+	d.press("down")
+	d.mustSee("due today (0)") // read less than a minute ago
+	d.advance(time.Minute)
+	d.press("down")
+	d.mustSee("due today (1)")
+}
+
 func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 	st := newMemStore()
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
