@@ -818,11 +818,37 @@ func (m *mockModel) offerContent() string {
 			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
 		}
 	}
-	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam")
+	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam", st.subtle.Render(wrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
 	if m.note != "" {
 		lines = append(lines, "", st.fail.Render(wrapHanging("  ", m.note, m.width)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// newExamWords describes the exam n starts: its size, katas and time limit.
+func (m *mockModel) newExamWords() string {
+	total := 0
+	var ids []string
+	for _, p := range m.packets() {
+		total += len(p.Items)
+		ids = append(ids, p.ID)
+	}
+	n := min(m.opts.Items, total)
+	if m.opts.Items <= 0 {
+		n = total
+	}
+	from := "every kata"
+	if len(m.opts.Katas) > 0 {
+		from = strings.Join(ids, ", ")
+	}
+	limit := "untimed"
+	switch {
+	case m.opts.Time == 0:
+		limit = clock(time.Duration(n)*PerItemTime) + " to answer"
+	case m.opts.Time > 0:
+		limit = clock(m.opts.Time) + " to answer"
+	}
+	return fmt.Sprintf("%s from %s, %s", count(n, "item", "items"), from, limit)
 }
 
 // clock formats a duration as h:mm:ss or mm:ss, rounded up to the second.

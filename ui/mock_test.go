@@ -131,7 +131,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().att.Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it")
+	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
@@ -157,6 +157,9 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	if a := st.attempt(1); a.Max != -1 {
 		t.Errorf("the old attempt was not abandoned: %+v", a)
 	}
+	// The offer says what n would start when other options were asked for.
+	d4 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: ExamOptions{Katas: []string{"beta-kata"}, Items: 9, Time: -1}}, 80, 24)
+	d4.mustSee("An unfinished exam", "(the new one: 2 items from beta-kata, untimed)")
 }
 
 func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
