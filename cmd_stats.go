@@ -168,7 +168,7 @@ func plural(n int, word string) string {
 
 // writeStatsText writes the readable summary.
 func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Progress in %s\n\n", r.Path)
+	fmt.Fprintf(w, "Progress in %s\n(answers count exam items and trap rows, in exams, quizzes, drills and reviews)\n\n", r.Path)
 	for _, k := range r.Katas {
 		title := k.Title
 		if title == "" {
@@ -180,11 +180,11 @@ func writeStatsText(w io.Writer, r *statsReport) {
 			layers += " (" + strings.Join(k.LayersRead, ", ") + ")"
 		}
 		fmt.Fprintf(w, "  layers read    %s\n", layers)
-		answered := fmt.Sprintf("%d answered, %d right", k.Answered, k.Correct)
+		answered := fmt.Sprintf("%d, %d right", k.Answered, k.Correct)
 		if k.InProgress > 0 {
 			answered += fmt.Sprintf(" (%d marked in an unfinished exam, not yet scored)", k.InProgress)
 		}
-		fmt.Fprintf(w, "  items          %s\n", answered)
+		fmt.Fprintf(w, "  answers        %s\n", answered)
 		best := "none yet"
 		if k.BestScaled > 0 {
 			best = fmt.Sprintf("%d on %s", k.BestScaled, day(k.BestAt))
@@ -197,22 +197,26 @@ func writeStatsText(w io.Writer, r *statsReport) {
 		fmt.Fprintf(w, "  last grade     %s\n", grade)
 		fmt.Fprintf(w, "  cards          %d due now of %d scheduled\n\n", k.Due, k.Cards)
 	}
+	// The totals come on short lines so that none is wider than an 80-column terminal (bar a
+	// long workspace path or kata list).
 	s := r.Stats
-	fmt.Fprintf(w, "Totals: %s answered (%d right", plural(s.Answered, "item"), s.Correct)
+	fmt.Fprintf(w, "Totals: %s (%d right", plural(s.Answered, "answer"), s.Correct)
 	if s.InProgress > 0 {
 		fmt.Fprintf(w, ", %d unscored in an unfinished exam", s.InProgress)
 	}
-	fmt.Fprintf(w, ") · exams %d finished, %d open, %d abandoned", s.AttemptsFinished, s.AttemptsOpen, s.AttemptsAbandoned)
+	fmt.Fprintf(w, ") · %s\n", plural(s.Reviews, "review"))
+	fmt.Fprintf(w, "  exams %d finished, %d open, %d abandoned", s.AttemptsFinished, s.AttemptsOpen, s.AttemptsAbandoned)
 	if s.BestScaled > 0 {
 		fmt.Fprintf(w, " · best %d", s.BestScaled)
 	}
-	fmt.Fprintf(w, " · %s · %s, %d due now · %s\n", plural(s.GradeRuns, "grading run"), plural(s.Cards, "card"), s.Due, plural(s.Reviews, "review"))
+	fmt.Fprintf(w, "\n  %s · %s, %d due now\n", plural(s.GradeRuns, "grading run"), plural(s.Cards, "card"), s.Due)
 	if g := s.LastGrade; g != nil {
-		fmt.Fprintf(w, "Last grading run: %s of %s on %s\n", g.Status, g.Workspace, g.At.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "Last grading run: %s on %s\n  %s\n", g.Status, g.At.Local().Format("2006-01-02 15:04"), g.Workspace)
 	}
 	if o := r.Open; o != nil {
-		fmt.Fprintf(w, "Unfinished exam #%d (%s): %d of %d items marked (%d fully answered), %d flagged, started %s\n",
-			o.ID, strings.Join(o.Katas, ", "), o.Answered, o.Items, o.Complete, o.Flagged, o.Started.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "Unfinished exam #%d, started %s (kata exam offers to resume it)\n", o.ID, o.Started.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "  %d of %d items marked (%d fully answered), %d flagged\n  katas: %s\n",
+			o.Answered, o.Items, o.Complete, o.Flagged, strings.Join(o.Katas, ", "))
 	}
 }
 

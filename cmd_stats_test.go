@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
@@ -84,14 +85,20 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		"Progress in " + path,
 		p.ID + " — " + p.Title,
 		"layers read    2/5 (knowledge, prompts)",
-		"items          3 answered, 1 right (2 marked in an unfinished exam, not yet scored)",
+		"answers        3, 1 right (2 marked in an unfinished exam, not yet scored)",
 		"last grade     fail (3 passed, 1 failed, 0 errored)",
 		"cards          0 due now of 1 scheduled",
-		"exams 0 finished, 1 open, 0 abandoned",
-		"Unfinished exam #1 (" + p.ID + "): 2 of 3 items marked (1 fully answered), 1 flagged",
+		"Totals: 3 answers (1 right", "exams 0 finished, 1 open, 0 abandoned",
+		"Unfinished exam #1, started ", "  2 of 3 items marked (1 fully answered), 1 flagged\n  katas: " + p.ID + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kata stats lacks %q:\n%s", want, out)
+		}
+	}
+	// Every line but those naming a path fits an 80-column terminal.
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 && !strings.Contains(line, path) {
+			t.Errorf("kata stats line is %d wide: %q", n, line)
 		}
 	}
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
@@ -25,6 +28,9 @@ func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
 	if err != nil {
 		return err
 	}
+	if err := needTerminal(); err != nil {
+		return err
+	}
 	opts.Style = style
 	opts.Watch = true
 	store, warning := openStore()
@@ -34,6 +40,20 @@ func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
 	}
 	opts.Warning = warning
 	return ui.Run(lib, opts)
+}
+
+// needTerminal returns an error saying what to use instead when there is no terminal to draw
+// on: stdin is not one and /dev/tty cannot be opened (cron, CI, a pipe without a controlling
+// terminal). On Windows it leaves the check to the UI.
+func needTerminal() error {
+	if runtime.GOOS == "windows" || term.IsTerminal(os.Stdin.Fd()) {
+		return nil
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("the terminal UI needs a terminal (%v); without one use kata list, show, init, grade or stats", err)
+	}
+	return f.Close()
 }
 
 // openStore opens the progress store, or returns why it could not.

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -21,6 +22,8 @@ type catalogModel struct {
 	packets  []*katas.Packet
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
+	open     bool                            // an unfinished mock exam waits in the store
+	read     time.Time                       // when the progress was last asked for
 	cursor   int
 	width    int
 	height   int
@@ -30,11 +33,13 @@ type catalogModel struct {
 type catalogProgressMsg struct {
 	summaries map[string]progress.KataSummary
 	due       int
+	open      bool // an unfinished mock exam is stored
 }
 
 // Refresh returns the command that reads every packet's progress from the store.
 func (m *catalogModel) Refresh() tea.Cmd {
 	now := m.c.now()
+	m.read = now
 	ps := m.packets
 	return m.c.read("reading progress", func(s Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
@@ -50,6 +55,11 @@ func (m *catalogModel) Refresh() tea.Cmd {
 			return nil, err
 		}
 		msg.due = len(due)
+		att, err := s.OpenAttempt()
+		if err != nil {
+			return nil, err
+		}
+		msg.open = att != nil
 		return msg, nil
 	})
 }
@@ -78,7 +88,7 @@ func (m *catalogModel) SetSize(w, h int) tea.Cmd {
 func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
-		m.progress, m.due = msg.summaries, msg.due
+		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
 		return nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -93,6 +103,19 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	// Cards fall due while the catalog sits open: a key after a while reads the counts again.
+	var stale tea.Cmd
+	if m.c.store != nil && m.c.now().Sub(m.read) >= staleAfter {
+		stale = m.Refresh()
+	}
+	return tea.Batch(stale, m.key(k))
+}
+
+// staleAfter is how old the catalog's progress may get before a key reads it again.
+const staleAfter = time.Minute
+
+// key handles a key press.
+func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Exam):
 		return func() tea.Msg { return startMockMsg{} }
@@ -168,13 +191,17 @@ func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) s
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *catalogModel) View() string {
 	st := m.c.st
-	sub := fmt.Sprintf("%d packet(s)", len(m.packets))
+	sub := count(len(m.packets), "kata", "katas")
 	if m.c.store != nil {
 		sub += fmt.Sprintf(" · due today (%d): r review", m.due)
 	} else {
 		sub += " · r review"
 	}
-	sub += " · x mock exam"
+	if m.open {
+		sub += " · x resume the unfinished exam"
+	} else {
+		sub += " · x mock exam"
+	}
 	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(truncate(sub, m.width)), ""}
 	if len(m.packets) == 0 {
 		return strings.Join(append(head, "No packets found."), "\n")
@@ -202,15 +229,25 @@ func (m *catalogModel) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// packetsFor returns the packets named by ids, in that order (unknown ids skipped); no ids
-// means every packet.
+// count is "1 kata" or "3 katas": n with the singular or the plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// packetsFor returns the packets named by ids, in that order, each once (unknown and repeated
+// ids skipped, so `kata exam k k` does not draw k's items twice); no ids means every packet.
 func packetsFor(lib *katas.Library, ids []string) []*katas.Packet {
 	if len(ids) == 0 {
 		return lib.Packets()
 	}
 	var ps []*katas.Packet
+	seen := map[string]bool{}
 	for _, id := range ids {
-		if p, ok := lib.Get(id); ok {
+		if p, ok := lib.Get(id); ok && !seen[p.ID] {
+			seen[p.ID] = true
 			ps = append(ps, p)
 		}
 	}

@@ -197,7 +197,10 @@ func (m *kataModel) View() string {
 	case m.prompts != nil:
 		body = m.pickerView()
 	case m.note != "":
-		body = st.accent.Render(truncate("  "+m.note, m.width)) + "\n" + strings.Join(strings.Split(body, "\n")[1:], "\n")
+		// The note (wrapped, never cut) takes the place of the viewport's first lines.
+		note := strings.Split(wrapHanging("  ", m.note, m.width), "\n")
+		rest := strings.Split(body, "\n")
+		body = st.accent.Render(strings.Join(note, "\n")) + "\n" + strings.Join(rest[min(len(note), len(rest)):], "\n")
 	case m.errMsg != "":
 		body = st.fail.Render(wrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
 	case m.shown.doc == "":

@@ -42,12 +42,13 @@ const saveOp = "saving the exam answer"
 type mockPhase int
 
 const (
-	mockLoading  mockPhase = iota // asking the store for an unfinished attempt
-	mockOffer                     // an unfinished attempt exists: resume or start anew
-	mockStarting                  // the new attempt is being stored
-	mockTaking                    // answering
-	mockResult                    // submitted: the scaled score
-	mockReview                    // submitted: every item with its key and rationales
+	mockLoading    mockPhase = iota // asking the store for an unfinished attempt
+	mockOffer                       // an unfinished attempt exists: resume or start anew
+	mockStarting                    // the new attempt is being stored
+	mockTaking                      // answering
+	mockSubmitting                  // reading the answers saved by any window before scoring
+	mockResult                      // submitted: the scaled score
+	mockReview                      // submitted: every item with its key and rationales
 )
 
 // mockMode is an overlay over the items while taking the exam.
@@ -73,7 +74,13 @@ type (
 		err error
 	}
 	examSavedMsg struct{ gen int }
-	mockTickMsg  struct {
+	// submitReadMsg carries the attempt's saved answers, read when the exam is submitted.
+	submitReadMsg struct {
+		gen     int
+		answers map[string]progress.ExamAnswer
+		err     error
+	}
+	mockTickMsg struct {
 		gen int
 		at  time.Time
 	}
@@ -83,38 +90,41 @@ type (
 // a countdown, flags, free movement, a jump list, no feedback until submitted; then the scaled
 // score with a breakdown and a review of every item. Each answer change is saved at once.
 type mockModel struct {
-	c       *common
-	opts    ExamOptions
-	keys    mockKeys
-	askKeys askKeys
-	gen     int
-	phase   mockPhase
-	mode    mockMode
-	offer   *progress.Attempt // the unfinished attempt offered for resuming
-	offered map[string]progress.ExamAnswer
-	att     progress.Attempt
-	qs      []exam.Question
-	chosen  map[string][]string // ref → chosen option ids
-	flagged map[string]bool
-	idx     int
-	a       ask
-	jump    int // the jump list's cursor
-	now     time.Time
-	unsaved bool   // the store could not start the attempt: answers stay in memory only
-	failed  bool   // the last answer could not be saved
-	pending int    // saves in flight
-	saved   int    // saves done
-	note    string // a one-line notice ("time is up: submitted", "resumed …")
-	result  exam.Result
-	stem    stemView
-	vp      viewport.Model
-	width   int
-	height  int
+	c        *common
+	opts     ExamOptions
+	keys     mockKeys
+	askKeys  askKeys
+	gen      int
+	phase    mockPhase
+	mode     mockMode
+	offer    *progress.Attempt // the unfinished attempt offered for resuming
+	offered  map[string]progress.ExamAnswer
+	att      progress.Attempt
+	qs       []exam.Question
+	chosen   map[string][]string // ref → chosen option ids
+	flagged  map[string]bool
+	idx      int
+	a        ask
+	jump     int // the jump list's cursor
+	now      time.Time
+	unsaved  bool                 // the store could not start the attempt: answers stay in memory only
+	failed   bool                 // the last answer could not be saved
+	pending  int                  // saves in flight
+	changed  map[string]time.Time // ref → when this window last changed its answer or flag
+	submitAt time.Time            // when the exam was submitted (the time it finished)
+	saved    int                  // saves done
+	note     string               // a one-line notice ("time is up: submitted", "resumed …")
+	result   exam.Result
+	stem     stemView
+	follow   bool // the next refresh scrolls the cursor into sight (after a key, not a tick or wheel)
+	vp       viewport.Model
+	width    int
+	height   int
 }
 
 // mockKeys are the mock exam's keys besides answering.
 type mockKeys struct {
-	Next, Prev, Flag, Jump, Go, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
+	Next, Prev, Flag, Jump, Go, Close, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
 }
 
 func newMockKeys() mockKeys {
@@ -124,9 +134,10 @@ func newMockKeys() mockKeys {
 		Flag:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
 		Jump:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
 		Go:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
+		Close:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", "close the list")),
 		Submit:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
-		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
+		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y/enter", "submit now")),
+		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
 		Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
 		Resume:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
 		New:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new exam")),
@@ -172,7 +183,9 @@ func (m *mockModel) Start() tea.Cmd {
 }
 
 // taking reports whether an exam is under way (so the catalog's x returns to it).
-func (m *mockModel) taking() bool { return m.phase == mockTaking || m.phase == mockStarting }
+func (m *mockModel) taking() bool {
+	return m.phase == mockTaking || m.phase == mockStarting || m.phase == mockSubmitting
+}
 
 // newAttempt draws a new exam and stores it as an open attempt.
 func (m *mockModel) newAttempt() tea.Cmd {
@@ -195,7 +208,7 @@ func (m *mockModel) newAttempt() tea.Cmd {
 	}
 	m.begin(att, qs, nil)
 	if m.c.store == nil {
-		return m.tick()
+		return tea.Batch(m.tick(), m.requestStem())
 	}
 	m.phase = mockStarting
 	gen := m.gen
@@ -219,13 +232,13 @@ func (m *mockModel) resume() tea.Cmd {
 		m.note = "Time ran out while the app was closed: submitted with the answers saved."
 		return m.submit()
 	}
-	return m.tick()
+	return tea.Batch(m.tick(), m.requestStem())
 }
 
 // begin shows attempt att with its questions and any saved answers.
 func (m *mockModel) begin(att progress.Attempt, qs []exam.Question, saved map[string]progress.ExamAnswer) {
 	m.att, m.qs = att, qs
-	m.chosen, m.flagged = map[string][]string{}, map[string]bool{}
+	m.chosen, m.flagged, m.changed = map[string][]string{}, map[string]bool{}, map[string]time.Time{}
 	for ref, a := range saved {
 		if len(a.Chosen) > 0 {
 			m.chosen[ref] = append([]string(nil), a.Chosen...)
@@ -275,7 +288,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 	case mockTaking:
 		switch m.mode {
 		case modeJump:
-			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Jump}
+			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Close}
 		case modeConfirm:
 			return []key.Binding{m.keys.Yes, m.keys.No}
 		}
@@ -288,18 +301,30 @@ func (m *mockModel) ShortHelp() []key.Binding {
 	return nil
 }
 
-// FullHelp lists every key of the mock exam.
+// FullHelp lists every key of the mock exam's current phase: answering (with the jump list and
+// the submit question), the resume offer, or the result and its review.
 func (m *mockModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag},
-		{m.keys.Jump, m.keys.Go, m.keys.Submit, m.keys.Yes, m.keys.No},
-		{m.keys.Resume, m.keys.New, m.keys.Review, m.keys.Scroll, m.keys.PageUp},
+	switch m.phase {
+	case mockOffer:
+		return [][]key.Binding{{m.keys.Resume, m.keys.New}}
+	case mockTaking:
+		return [][]key.Binding{
+			{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag, m.keys.PageUp},
+			{m.keys.Jump, m.keys.Go, m.keys.Close},
+			{m.keys.Submit, m.keys.Yes, m.keys.No},
+		}
+	case mockResult:
+		return [][]key.Binding{{m.keys.Review, m.keys.Scroll, m.keys.PageUp}}
+	case mockReview:
+		return [][]key.Binding{{m.keys.Next, m.keys.Scroll, m.keys.PageUp}}
 	}
+	return nil
 }
 
 // SetSize sizes the viewport and asks for the stem at the new width.
 func (m *mockModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
+	m.follow = true
 	m.vp.SetWidth(w)
 	m.vp.SetHeight(max(h-3, 1))
 	cmd := m.requestStem()
@@ -355,7 +380,12 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		m.att.ID = msg.id
 		m.unsaved = msg.err != nil
 		m.phase = mockTaking
-		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick())
+		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick(), m.requestStem())
+	case submitReadMsg:
+		if msg.gen != m.gen || m.phase != mockSubmitting {
+			return nil
+		}
+		cmd = tea.Batch(warn("reading the saved answers", msg.err), m.finish(msg.answers))
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--
@@ -444,6 +474,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 // takingKey handles a key while the exam is under way.
 func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.note = ""
+	m.follow = true
 	switch m.mode {
 	case modeConfirm:
 		switch {
@@ -512,6 +543,7 @@ func (m *mockModel) save(ref string) tea.Cmd {
 		return nil
 	}
 	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.now(), m.gen
+	m.changed[ref] = at
 	m.pending++
 	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
@@ -545,13 +577,77 @@ func (m *mockModel) scored() map[string][]string {
 	return out
 }
 
-// submit scores the exam and stores the finished attempt with every answer.
+// submit ends the exam. With a stored attempt it first reads the answers saved for it, so an
+// answer given to the same exam in another kata window counts too (see finish); without one it
+// scores at once.
 func (m *mockModel) submit() tea.Cmd {
+	m.submitAt = m.c.now()
+	m.mode = modeItems
+	if m.c.store == nil || m.att.ID == 0 {
+		return m.finish(nil)
+	}
+	m.phase = mockSubmitting
+	gen, id := m.gen, m.att.ID
+	return m.c.read("", func(s Store) (tea.Msg, error) {
+		ans, err := s.ExamAnswers(id)
+		return submitReadMsg{gen: gen, answers: ans, err: err}, nil
+	})
+}
+
+// merge takes each saved answer that is newer than this window's own change of the item (an
+// answer given in another window on the same exam); it returns how many it took.
+func (m *mockModel) merge(saved map[string]progress.ExamAnswer) int {
+	taken := 0
+	for _, q := range m.qs {
+		sa, ok := saved[q.Ref]
+		if !ok || !sa.At.After(m.changed[q.Ref]) {
+			continue
+		}
+		if !equalIDs(sa.Chosen, m.chosen[q.Ref]) {
+			taken++
+		}
+		if len(sa.Chosen) > 0 {
+			m.chosen[q.Ref] = append([]string(nil), sa.Chosen...)
+		} else {
+			delete(m.chosen, q.Ref)
+		}
+		m.flagged[q.Ref] = sa.Flagged
+	}
+	return taken
+}
+
+// equalIDs reports whether a and b hold the same ids (both are sorted).
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// finish merges the saved answers (nil: none), scores the exam and stores the finished attempt
+// with every answer.
+func (m *mockModel) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
+	if n := m.merge(saved); n > 0 {
+		verb := "are"
+		if n == 1 {
+			verb = "is"
+		}
+		note := count(n, "answer", "answers") + " given in another kata window on this exam " + verb + " included."
+		if m.note != "" {
+			note = m.note + " " + note
+		}
+		m.note = note
+	}
 	answers := m.scored()
 	m.result = exam.Score(m.qs, answers, m.opts.Scale)
 	m.phase, m.mode = mockResult, modeItems
 	m.vp.GotoTop()
-	now := m.c.now()
+	now := m.submitAt
 	m.att.Finished = now
 	att := m.att
 	att.Points, att.Max, att.Scaled, att.Passed = m.result.Points, m.result.Max, m.result.Scaled, m.result.Passed
@@ -581,21 +677,24 @@ func (m *mockModel) refresh() {
 		case modeJump:
 			content, line := m.jumpContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, true, line, false)
+			follow(&m.vp, m.follow, line, false)
 		case modeConfirm:
 			m.vp.SetContent(m.confirmContent())
 			m.vp.GotoTop()
 		default:
 			content, line := m.itemContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, true, line, false)
+			follow(&m.vp, m.follow, line, false)
 		}
+		m.follow = false
 	case mockResult:
 		m.vp.SetContent(m.resultContent())
 	case mockReview:
 		m.vp.SetContent(m.reviewContent())
 	case mockOffer:
 		m.vp.SetContent(m.offerContent())
+	case mockSubmitting:
+		m.vp.SetContent(m.c.st.subtle.Render("  Submitting the exam…"))
 	default:
 		m.vp.SetContent(m.c.st.subtle.Render("  Preparing the exam…"))
 	}
@@ -631,7 +730,11 @@ func (m *mockModel) itemContent() (string, int) {
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	add(st.subtle.Render(wrapHanging("  ", "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them.", w)))
+	hint := "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them."
+	if m.c.store == nil || m.unsaved {
+		hint = "Mark with the letters (or space on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
+	}
+	add(st.subtle.Render(wrapHanging("  ", hint, w)))
 	return strings.Join(lines, "\n"), base + cursor
 }
 
@@ -677,7 +780,7 @@ func (m *mockModel) confirmContent() string {
 		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
 	}
 	if left := len(m.qs) - answered; left > 0 {
-		lines = append(lines, st.fail.Render(fmt.Sprintf("  %d item(s) unanswered score nothing.", left)))
+		lines = append(lines, st.fail.Render("  "+count(left, "item unanswered scores", "items unanswered score")+" nothing."))
 	}
 	lines = append(lines, "", "  y/enter: submit and see the score · n/esc: keep going")
 	return strings.Join(lines, "\n")
@@ -715,11 +818,37 @@ func (m *mockModel) offerContent() string {
 			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
 		}
 	}
-	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam")
+	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam", st.subtle.Render(wrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
 	if m.note != "" {
 		lines = append(lines, "", st.fail.Render(wrapHanging("  ", m.note, m.width)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// newExamWords describes the exam n starts: its size, katas and time limit.
+func (m *mockModel) newExamWords() string {
+	total := 0
+	var ids []string
+	for _, p := range m.packets() {
+		total += len(p.Items)
+		ids = append(ids, p.ID)
+	}
+	n := min(m.opts.Items, total)
+	if m.opts.Items <= 0 {
+		n = total
+	}
+	from := "every kata"
+	if len(m.opts.Katas) > 0 {
+		from = strings.Join(ids, ", ")
+	}
+	limit := "untimed"
+	switch {
+	case m.opts.Time == 0:
+		limit = clock(time.Duration(n)*PerItemTime) + " to answer"
+	case m.opts.Time > 0:
+		limit = clock(m.opts.Time) + " to answer"
+	}
+	return fmt.Sprintf("%s from %s, %s", count(n, "item", "items"), from, limit)
 }
 
 // clock formats a duration as h:mm:ss or mm:ss, rounded up to the second.
@@ -732,6 +861,15 @@ func clock(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// percentOf returns part/total as a whole percentage, rounded half up (2 of 3 is 67); 0 when
+// total is 0.
+func percentOf(part, total int) int {
+	if total <= 0 {
+		return 0
+	}
+	return (part*200 + total) / (total * 2)
 }
 
 // tallyRows lays out a breakdown table: name, correct/total, percent, sorted by name.
@@ -747,11 +885,7 @@ func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []
 	lines := []string{st.label.Render("  " + title)}
 	for _, n := range names {
 		t := tallies[n]
-		pct := 0
-		if t.Total > 0 {
-			pct = t.Correct * 100 / t.Total
-		}
-		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, pct), w))
+		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, percentOf(t.Correct, t.Total)), w))
 	}
 	return lines
 }
@@ -850,7 +984,10 @@ func (m *mockModel) View() string {
 		if m.flagged[q.Ref] {
 			second += " " + st.accent.Render("⚑ flagged")
 		}
-		second += "  " + m.saveState()
+		// The save state always shows whole: the kata and scenario give way.
+		if state := m.saveState(); state != "" {
+			second = truncate(second, max(m.width-lipgloss.Width(state)-2, 1)) + "  " + state
+		}
 	case mockResult:
 		left = st.title.Render("Mock exam · result")
 		second = st.subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
@@ -863,11 +1000,9 @@ func (m *mockModel) View() string {
 	}
 	head := left
 	if right != "" {
-		if gap := m.width - lipgloss.Width(left) - lipgloss.Width(right); gap > 0 {
-			head += strings.Repeat(" ", gap) + right
-		} else {
-			head += " " + right
-		}
+		// The countdown always shows whole: the counts give way.
+		left = truncate(left, max(m.width-lipgloss.Width(right)-1, 1))
+		head = left + strings.Repeat(" ", max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 	}
 	return truncate(head, m.width) + "\n" + truncate(second, m.width) + "\n\n" + m.vp.View()
 }

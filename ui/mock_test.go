@@ -131,7 +131,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().att.Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it")
+	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
@@ -157,6 +157,9 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	if a := st.attempt(1); a.Max != -1 {
 		t.Errorf("the old attempt was not abandoned: %+v", a)
 	}
+	// The offer says what n would start when other options were asked for.
+	d4 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: ExamOptions{Katas: []string{"beta-kata"}, Items: 9, Time: -1}}, 80, 24)
+	d4.mustSee("An unfinished exam", "(the new one: 2 items from beta-kata, untimed)")
 }
 
 func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
@@ -191,7 +194,7 @@ func TestMockExamResumeAfterTimeRanOut(t *testing.T) {
 
 func TestMockExamMultipleResponse(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 24)
-	d.mustSee("item 1 of 1", "Choose 2. This item scores only when exactly 2 options are marked (0 marked).", "not saved: no progress store")
+	d.mustSee("item 1 of 1", "Choose 2. This item scores only when exactly 2 options are marked (0 marked).", "not saved: no progress store", "Answers are not saved")
 	right, wrong := d.keys()
 	d.press(right[0])
 	d.mustSee("(1 marked)")
@@ -357,4 +360,138 @@ func keyMsgOrSpace(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	}
 	return keyMsg(k)
+}
+
+// codeExam is one item whose stem has inline code.
+const codeExam = "# Exam\n\n## `cx-01` Code in the stem\n\nScenario: customer-support\n\nThe result has `isRetryable: false`. What now?\n\n" +
+	"- [x] Stop.\n  > The flag decides.\n- [ ] Retry.\n  > The flag says no.\n"
+
+// TestMockExamFirstStemRendered checks that the first item's stem is rendered (Markdown
+// markers gone) as soon as the exam starts: with a store, without one, and on resuming.
+func TestMockExamFirstStemRendered(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	fsys := fstest.MapFS{}
+	copyPacket(t, fsys, "code-kata", map[string]string{"exam.md": codeExam})
+	lib, err := katas.Discover(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := func(d *driver) {
+		t.Helper()
+		d.mustSee("item 1 of 1", "isRetryable: false")
+		d.mustNotSee("`isRetryable")
+	}
+	st := newMemStore()
+	rendered(newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24))
+	rendered(newDriverLib(t, lib, Options{Start: StartExam}, 80, 24))
+	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d.mustSee("An unfinished exam")
+	d.press("r")
+	rendered(d)
+}
+
+// TestMockExamSaveStateShowsWhole checks that on a narrow terminal the counts, the kata and the
+// scenario give way so the countdown and the save state are never cut.
+func TestMockExamSaveStateShowsWhole(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 50, 20)
+	d.mustSee("not saved: no progress store", "multi-kata · scenar…", "0 answered ·… left 02:00")
+	d.checkFrame(50, 20)
+}
+
+// TestMockExamHelpFollowsPhase checks that the help overlay lists the keys of the phase on show,
+// not those of every phase at once (n is "next item" while answering, "new exam" on the offer).
+func TestMockExamHelpFollowsPhase(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d.press("?")
+	d.mustSee("Keys — mock exam", "flag", "jump list", "close the list", "submit now", "keep going")
+	d.mustNotSee("resume", "new exam")
+	d.checkFrame(80, 24)
+	d.press("?", "o")
+	d.mustSee("o/esc close the list")
+	d.press("o", "s")
+	d.mustSee("y/enter submit now • n/esc keep going", "5 items unanswered score nothing.")
+	d.press("esc")
+	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
+	d2.press("?")
+	d2.mustSee("resume", "new exam")
+	d2.mustNotSee("flag")
+	d2.press("?", "r", "s", "y", "?")
+	d2.mustSee("review", "scroll")
+	d2.mustNotSee("flag", "resume")
+}
+
+// TestMockExamWheelScrollSurvivesTicks checks that scrolling an item with the wheel past the
+// cursor stays put when the countdown ticks; a key brings the cursor back into sight.
+func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 9)
+	d.mustSee("> [ ] a) isError")
+	for i := 0; i < 3; i++ {
+		d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	}
+	d.mustNotSee("a) isError")
+	d.advance(time.Second)
+	d.advance(time.Second)
+	d.mustNotSee("a) isError")
+	d.press("space")
+	d.mustSee("> [x] a) isError")
+}
+
+func TestPercentOfRounds(t *testing.T) {
+	for _, c := range []struct{ part, total, want int }{{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {1, 2, 50}, {1, 8, 13}, {3, 3, 100}} {
+		if got := percentOf(c.part, c.total); got != c.want {
+			t.Errorf("percentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
+		}
+	}
+}
+
+// TestCatalogOffersUnfinishedExam checks that the catalog says when x resumes an unfinished
+// exam (one stored by an earlier run) and says "mock exam" again once it is submitted.
+func TestCatalogOffersUnfinishedExam(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	d := newDriverLib(t, lib, Options{Store: st}, 80, 24)
+	d.mustSee("x mock exam")
+	d.press("x")
+	d.answer(true)
+	d2 := newDriverLib(t, lib, Options{Store: st}, 80, 24) // a later run
+	d2.mustSee("x resume the unfinished exam")
+	d2.press("x", "r", "s", "y", "esc")
+	d2.mustSee("x mock exam", "best exam")
+}
+
+// TestMockExamRepeatedKataDrawsOnce checks that naming a kata twice does not draw its items
+// twice.
+func TestMockExamRepeatedKataDrawsOnce(t *testing.T) {
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"alpha-kata", "alpha-kata"}, Items: 10}}, 80, 24)
+	d.mustSee("item 1 of 2")
+	if got := d.mock().att.Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
+		t.Errorf("attempt katas %v", got)
+	}
+}
+
+// TestMockExamSubmitIncludesAnotherWindowsAnswers runs one stored exam in two windows (two
+// models on one store): answers given in the second count when the first submits, and a later
+// change in the second beats an earlier one in the first.
+func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
+	st := newMemStore()
+	lib := examLib(t)
+	single := ExamOptions{Katas: []string{"alpha-kata", "beta-kata"}, Items: 3}
+	d1 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: single}, 80, 24)
+	d1.answer(false) // item 1 wrong in window 1
+	d1.mustSee("saved")
+	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: single}, 80, 24)
+	d2.press("r")
+	d2.mustSee("Resumed", "1 answered")
+	d2.advance(time.Minute)
+	d2.answer(true) // item 1 right, later, in window 2
+	d2.press("n")
+	d2.answer(true) // item 2 right in window 2
+	d2.mustSee("saved")
+	d1.press("s", "y")
+	d1.mustSee("Raw score 2/3", "2 answers given in another kata window on this exam are included.")
+	if a := st.attempt(1); a.Points != 2 {
+		t.Errorf("stored attempt %+v", a)
+	}
 }

@@ -294,12 +294,22 @@ func (m *practiceModel) give(chosen []string) tea.Cmd {
 	if !correct {
 		m.missed[c.cardID] = true
 		if m.kind == drillDeck {
-			// The miss comes back a few cards later in this drill.
+			// The miss comes back a few cards later in this drill, its options rotated so that
+			// the answer is not where it was (the letter alone is not remembered).
 			at := min(m.idx+1+requeueGap, len(m.deck))
-			m.deck = append(m.deck[:at], append([]card{c}, m.deck[at:]...)...)
+			m.deck = append(m.deck[:at], append([]card{rotated(c)}, m.deck[at:]...)...)
 		}
 	}
 	return m.c.recordAnswer(progress.Answer{Kata: c.kata, ItemID: c.itemID, CardID: c.cardID, Chosen: chosen, Correct: correct, Elapsed: elapsed, At: now})
+}
+
+// rotated returns c with its options moved up one place (the first goes last), so every option,
+// the key too, shows under another letter when there are two or more.
+func rotated(c card) card {
+	if len(c.opts) > 1 {
+		c.opts = append(append([]choice(nil), c.opts[1:]...), c.opts[0])
+	}
+	return c
 }
 
 // exactly reports whether chosen is exactly the keyed options.
@@ -443,10 +453,7 @@ func (m *practiceModel) summary() string {
 		}
 	}
 	total := len(order)
-	pct := 0
-	if total > 0 {
-		pct = right * 100 / total
-	}
+	pct := percentOf(right, total)
 	var b strings.Builder
 	b.WriteString(st.title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
 	if m.kind == drillDeck {

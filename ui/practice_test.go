@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,18 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 	}
 	if d.practice().cur().cardID != first.cardID {
 		t.Errorf("the fifth card is %s, want the missed %s", d.practice().cur().trap, first.trap)
+	}
+	// It comes back with its key under another letter.
+	keyAt := func(c card) int {
+		for i, o := range c.opts {
+			if o.key {
+				return i
+			}
+		}
+		return -1
+	}
+	if keyAt(d.practice().cur()) == keyAt(first) {
+		t.Errorf("the missed card came back with its key still at %s)", letter(keyAt(first)))
 	}
 	d.press("n")
 	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
@@ -169,6 +182,24 @@ func TestCatalogShowsProgress(t *testing.T) {
 	d.mustSee("read 2/5 layers")
 }
 
+// TestCatalogRereadsStaleCounts checks that cards falling due while the catalog sits open show
+// after the next key once a minute has passed, and not at every key before.
+func TestCatalogRereadsStaleCounts(t *testing.T) {
+	st := newMemStore()
+	lib := loadLib(t)
+	p, _ := lib.Get("mini-kata")
+	d := newDriver(t, Options{Store: st}, 80, 24)
+	d.mustSee("due today (0)")
+	st.mu.Lock()
+	st.due = []progress.DueCard{{CardID: srs.ItemCardID(p.ID, p.Items[0]), Kind: srs.KindItem, Kata: p.ID}}
+	st.mu.Unlock()
+	d.press("down")
+	d.mustSee("due today (0)") // read less than a minute ago
+	d.advance(time.Minute)
+	d.press("down")
+	d.mustSee("due today (1)")
+}
+
 func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 	st := newMemStore()
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
@@ -229,6 +260,10 @@ func TestCopyPromptToClipboard(t *testing.T) {
 	}
 	d.send(tea.KeyPressMsg{}) // redraw
 	d.mustSee("to the clipboard (OSC 52")
+	// At 40 columns the notice wraps rather than losing its end; the frame still fits.
+	d.send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	d.mustSee("characters).")
+	d.checkFrame(40, 12)
 }
 
 func TestParsePrompt(t *testing.T) {
@@ -277,6 +312,16 @@ func TestStartupWarning(t *testing.T) {
 	d.press("down")
 	d.mustNotSee("⚠")
 	d.checkFrame(80, 24)
+}
+
+// TestLongWarningWraps checks that a store failure longer than the width is shown whole, on up
+// to three lines above the help line, and the frame still fits.
+func TestLongWarningWraps(t *testing.T) {
+	d := newDriver(t, Options{}, 80, 24)
+	d.send(storeErrMsg{op: "submitting the exam", err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
+	d.mustSee("⚠ progress not saved (submitting the exam)", "attempt 2 is already submitted")
+	d.checkFrame(80, 24)
+	d.mustSee("? keys • q quit")
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }

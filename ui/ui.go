@@ -320,11 +320,20 @@ func (m Model) active() screen {
 // bodyHeight is the height left for the active screen: all but the help line and, when
 // shown, the warning line.
 func (m Model) bodyHeight() int {
-	h := m.height - 1
-	if m.warning != "" {
-		h--
+	return max(m.height-1-len(m.warningLines()), 1)
+}
+
+// maxWarningLines bounds the warning above the help line; a longer warning is cut.
+const maxWarningLines = 3
+
+// warningLines wraps the warning (if any) to the width, at most maxWarningLines lines and
+// never more than leaves one line for the screen.
+func (m Model) warningLines() []string {
+	if m.warning == "" {
+		return nil
 	}
-	return max(h, 1)
+	lines := strings.Split(wrapHanging("⚠ ", m.warning, m.width), "\n")
+	return lines[:min(len(lines), maxWarningLines, max(m.height-2, 1))]
 }
 
 // resize gives the active screen the space above the help line.
@@ -454,8 +463,8 @@ func (m Model) View() tea.View {
 	} else {
 		body = fitBlock(sc.View(), m.width, m.bodyHeight())
 	}
-	if m.warning != "" {
-		body += "\n" + fitBlock(m.c.st.fail.Render("⚠ "+m.warning), m.width, 1)
+	if w := m.warningLines(); len(w) > 0 {
+		body += "\n" + fitBlock(m.c.st.fail.Render(strings.Join(w, "\n")), m.width, len(w))
 	}
 	line := fitBlock(m.helpLine(sc), m.width, 1)
 	v := tea.NewView(body + "\n" + line)
@@ -496,7 +505,8 @@ func (m Model) fullHelp(sc screen) string {
 	lines := []string{st.title.Render("Keys") + st.subtle.Render(" — "+screenName(m.current)), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
 	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
-	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse). ? or esc closes this help.", m.width)))
+	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
+		st.subtle.Render("? or esc closes this help."))
 	return strings.Join(lines, "\n")
 }
 

@@ -68,7 +68,8 @@ func rngFor(seed int64, name string) *rand.Rand {
 // Draw draws n items from the packets, spread as evenly as the katas allow (each kata gets
 // n/k items, the remainder going one each to seed-chosen katas; a kata with too few items gives
 // its share to the others), in a seed-shuffled order, each with its options shuffled. n <= 0
-// or n >= the number of items takes every item. Packets without items are skipped.
+// or n >= the number of items takes every item. Packets without items, and a packet given again
+// (same id), are skipped: no item is drawn twice.
 func Draw(packets []*katas.Packet, n int, seed int64) []Question {
 	rng := rngFor(seed, "draw")
 	type pool struct {
@@ -78,10 +79,12 @@ func Draw(packets []*katas.Packet, n int, seed int64) []Question {
 	}
 	var pools []*pool
 	total := 0
+	seen := map[string]bool{}
 	for _, p := range packets {
-		if len(p.Items) == 0 {
+		if len(p.Items) == 0 || seen[p.ID] {
 			continue
 		}
+		seen[p.ID] = true
 		pools = append(pools, &pool{p: p, order: rng.Perm(len(p.Items))})
 		total += len(p.Items)
 	}

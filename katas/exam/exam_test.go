@@ -83,6 +83,21 @@ func TestDrawAllAndRepeatable(t *testing.T) {
 	}
 }
 
+func TestDrawSkipsARepeatedPacket(t *testing.T) {
+	aa := fakePacket("aa", 3, 0)
+	qs := Draw([]*katas.Packet{aa, aa, fakePacket("bb", 2, 0)}, 0, 5)
+	if len(qs) != 5 {
+		t.Errorf("drew %d questions from aa (3) given twice and bb (2), want 5: %v", len(qs), refs(qs))
+	}
+	seen := map[string]bool{}
+	for _, q := range qs {
+		if seen[q.Ref] {
+			t.Errorf("%s drawn twice", q.Ref)
+		}
+		seen[q.Ref] = true
+	}
+}
+
 func TestOptionsShuffledByID(t *testing.T) {
 	p := fakePacket("aa", 40, 0)
 	moved := 0
