@@ -199,7 +199,7 @@ func TestPracticeInTmux(t *testing.T) {
 		}
 	}
 	s.send("10 of 10 items answered", "s")
-	scr := s.sendAll([]string{"Scaled score", "pass mark 720", "/10 items correct", "Our approximation, not the official scaling", "By kata", "By scenario"}, "y")
+	scr := s.sendAll([]string{"Scaled score", "pass mark 720", "of 10 items right", "Our approximation, not the official scaling", "By kata", "By scenario"}, "y")
 	if !strings.Contains(scr, "PASS") && !strings.Contains(scr, "FAIL") {
 		t.Errorf("the result says neither PASS nor FAIL:\n%s", scr)
 	}

@@ -162,7 +162,7 @@ func (m *catalogModel) entry(i int) []string {
 	}
 	lines := []string{truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width)}
 	lines = append(lines, summaryLines(p.Summary, m.width)...)
-	counts := fmt.Sprintf("  %d items · %d traps · %d fixtures · %s", len(p.Items), p.TrapCount(), p.FixtureCount(), p.Source)
+	counts := fmt.Sprintf("  %s · %s · %s · %s", count(len(p.Items), "item", "items"), count(p.TrapCount(), "trap", "traps"), count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
 	lines = append(lines, st.subtle.Render(truncate(counts, m.width)))
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, truncate(m.progressLine(p, sum), m.width))

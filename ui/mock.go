@@ -901,8 +901,7 @@ func (m *mockModel) resultContent() string {
 	}
 	lines := []string{
 		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
-		fmt.Sprintf("  Raw score %d/%d items correct", r.Points, r.Max),
-		st.subtle.Render(wrapHanging("  ", "An item scores only when exactly its keyed options are chosen.", m.width)),
+		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Raw score: %d of %d items right; an item scores only when exactly its keyed options are chosen.", r.Points, r.Max), m.width)),
 		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
 	}
 	used := m.att.Finished.Sub(m.att.Started)

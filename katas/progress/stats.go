@@ -55,8 +55,14 @@ func kataStats(tx *sql.Tx, kata string, now time.Time) (KataStats, error) {
 	k.Answered += k.InProgress
 
 	var bestAt int64
-	err = tx.QueryRow(`SELECT scaled, finished_at FROM attempts, json_each(attempts.katas) j
-		WHERE j.value = ? AND finished_at IS NOT NULL ORDER BY scaled DESC, finished_at LIMIT 1`, kata).Scan(&k.BestScaled, &bestAt)
+	// the kata's own share of each finished attempt, on the exam's scale (100 + 900 × right/items,
+	// rounded half up): a mixed exam says how this kata went, not how the whole exam went
+	err = tx.QueryRow(`SELECT 100 + (1800 * c + n) / (2 * n) AS s, finished_at FROM (
+		SELECT a.finished_at,
+			(SELECT count(*) FROM json_each(a.items) j WHERE substr(j.value, 1, length(?1) + 1) = ?1 || '/') AS n,
+			(SELECT count(*) FROM answers w WHERE w.attempt_id = a.id AND w.kata = ?1 AND w.correct = 1) AS c
+		FROM attempts a WHERE a.finished_at IS NOT NULL)
+		WHERE n > 0 ORDER BY s DESC, finished_at LIMIT 1`, kata).Scan(&k.BestScaled, &bestAt)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return k, err
 	}

@@ -224,8 +224,13 @@ func TestExamAttemptLifecycle(t *testing.T) {
 	}
 	sum, err := s.Summary("k2", t0.Add(11*time.Minute))
 	must(t, err)
-	if sum.BestScaled != 400 || sum.Answered != 1 || sum.Correct != 0 || sum.Due != 1 {
+	// a kata's best exam is its own share of the attempt: k2 had one item, answered wrong
+	if sum.BestScaled != 100 || sum.Answered != 1 || sum.Correct != 0 || sum.Due != 1 {
 		t.Fatalf("k2 summary: %+v", sum)
+	}
+	// k1 had two items, one right: 100 + 900 × 1/2 = 550 (the whole exam scored 400)
+	if sum, err := s.Summary("k1", t0.Add(11*time.Minute)); err != nil || sum.BestScaled != 550 || !sum.BestAt.Equal(fin.Finished) {
+		t.Fatalf("k1 summary: %+v, %v", sum, err)
 	}
 
 	// Abandon: answers kept, no longer in progress.

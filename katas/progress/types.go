@@ -97,8 +97,9 @@ type DueCard struct {
 type KataSummary struct {
 	// LayersRead are the layers opened at least once, in katas.LayerNames order.
 	LayersRead []string
-	// BestScaled is the best scaled score of a finished exam attempt that covered the kata
-	// (0 = none); BestAt when that attempt finished.
+	// BestScaled is the kata's best share of a finished exam attempt, on the exam's scale:
+	// 100 + 900 × (its items answered right) / (its items in the attempt), rounded half up
+	// (0 = no finished attempt had an item of the kata); BestAt when that attempt finished.
 	BestScaled int
 	BestAt     time.Time
 	// LastGrade is the newest grading run of the kata, nil if none.
@@ -122,7 +123,8 @@ type KataStats struct {
 	Answered   int `json:"answered"`
 	Correct    int `json:"correct"`
 	InProgress int `json:"in_progress"`
-	// BestScaled is the best scaled score of a finished attempt covering the kata, 0 = none.
+	// BestScaled is the kata's best share of a finished attempt on the 100–1000 scale (see
+	// KataSummary.BestScaled), 0 = none.
 	BestScaled int       `json:"best_scaled"`
 	BestAt     time.Time `json:"best_at,omitzero"`
 	// LastGrade is the newest grading run, nil if none.
