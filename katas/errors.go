@@ -2,7 +2,9 @@ package katas
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // ParseError is a problem in a packet file. File is the path inside the packet source
@@ -34,4 +36,58 @@ func lineOf(src []byte, off int) int {
 		off = len(src)
 	}
 	return bytes.Count(src[:off], []byte("\n")) + 1
+}
+
+// Problems is every problem found in one or more packets, each a *ParseError, in the order
+// found. A nil or empty list means no problem. As an error it prints one problem per line and
+// unwraps to its members, so errors.As finds a *ParseError in it.
+type Problems []*ParseError
+
+// add records a problem at file:line.
+func (ps *Problems) add(file string, line int, format string, args ...any) {
+	*ps = append(*ps, errAt(file, line, format, args...))
+}
+
+// addErr records err: a *ParseError or Problems as they are, anything else as a problem of
+// file with no line.
+func (ps *Problems) addErr(file string, err error) {
+	if err == nil {
+		return
+	}
+	var more Problems
+	var pe *ParseError
+	switch {
+	case errors.As(err, &more):
+		*ps = append(*ps, more...)
+	case errors.As(err, &pe):
+		*ps = append(*ps, pe)
+	default:
+		*ps = append(*ps, errAt(file, 0, "%v", err))
+	}
+}
+
+// Error prints one "file:line: message" per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems as errors, for errors.As and errors.Is.
+func (ps Problems) Unwrap() []error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = p
+	}
+	return errs
+}
+
+// Err returns ps as an error, or nil when there is no problem.
+func (ps Problems) Err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
 }
