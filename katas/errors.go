@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -82,6 +83,22 @@ func (ps Problems) Unwrap() []error {
 		errs[i] = p
 	}
 	return errs
+}
+
+// Rooted returns copies of the problems with root joined before each file name, so a problem
+// of a packet read from an OS folder names the file as the user can open it. An empty root
+// returns ps unchanged.
+func (ps Problems) Rooted(root string) Problems {
+	if root == "" {
+		return ps
+	}
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		q := *p
+		q.File = filepath.Join(root, filepath.FromSlash(p.File))
+		out[i] = &q
+	}
+	return out
 }
 
 // Err returns ps as an error, or nil when there is no problem.

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -85,28 +87,91 @@ func Discover(fsys fs.FS, source string) (*Library, error) {
 }
 
 // Add loads the packets of another file system; a packet whose id is already present replaces
-// it (later sources override earlier ones).
+// it (later sources override earlier ones). A packet with problems is skipped and the others
+// still load; the error, when not nil, is Problems naming every problem's file and line, or a
+// plain error when fsys cannot be read.
 func (l *Library) Add(fsys fs.FS, source string) error {
-	entries, err := fs.ReadDir(fsys, ".")
+	names, err := packetFolders(fsys)
 	if err != nil {
 		return fmt.Errorf("reading packets from %s: %w", source, err)
 	}
-	var errs []error
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err != nil {
-			continue
-		}
-		p, err := LoadPacket(fsys, e.Name(), source)
-		if err != nil {
-			errs = append(errs, err)
+	return l.addPackets(fsys, source, "", names)
+}
+
+// AddDir loads the packets of an OS folder, labelled with dir as their Source. dir is either a
+// folder of packet folders or one packet folder (it holds packet.json). As with Add, later
+// packets override earlier ones with the same id, a packet with problems is skipped, and the
+// error is Problems whose file names start with dir's path; a folder that does not exist or
+// cannot be read is a plain error.
+func (l *Library) AddDir(dir string) error {
+	fsys, root, names, err := OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	return l.addPackets(fsys, dir, root, names)
+}
+
+func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) error {
+	var ps Problems
+	for _, name := range names {
+		p, probs := CheckPacket(fsys, name, source)
+		if len(probs) > 0 {
+			ps = append(ps, probs.Rooted(root)...)
 			continue
 		}
 		l.put(p)
 	}
-	return errors.Join(errs...)
+	return ps.Err()
+}
+
+// OpenDir opens an OS folder of packets for reading: fsys is the folder holding the packets,
+// root its path (to prefix problem file names with), and names the packet folders to read — all
+// of those holding packet.json, or just one when dir is itself a packet folder. A dir that does
+// not exist or is not a folder is an error.
+func OpenDir(dir string) (fsys fs.FS, root string, names []string, err error) {
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("packets folder %s: %w", dir, unwrapPathError(err))
+	}
+	if !st.IsDir() {
+		return nil, "", nil, fmt.Errorf("packets folder %s: not a folder", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "packet.json")); err == nil {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		root := filepath.Dir(dir)
+		if filepath.Base(dir) != filepath.Base(abs) { // "." or ".." name no folder
+			root = filepath.Dir(abs)
+		}
+		return os.DirFS(filepath.Dir(abs)), root, []string{filepath.Base(abs)}, nil
+	}
+	fsys = os.DirFS(dir)
+	names, err = packetFolders(fsys)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("packets folder %s: %w", dir, unwrapPathError(err))
+	}
+	return fsys, dir, names, nil
+}
+
+// packetFolders lists the top-level folders of fsys that hold a packet.json, in name order.
+func packetFolders(fsys fs.FS) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }
 
 func (l *Library) put(p *Packet) {

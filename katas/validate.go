@@ -62,19 +62,33 @@ type SeedCoverage struct {
 // returns one Validation per folder, in name order. source labels the packets as in Discover.
 // An unreadable fsys is an error; a file system with no packet gives no validation.
 func Validate(fsys fs.FS, source string, opts ValidateOptions) ([]Validation, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+	names, err := packetFolders(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("reading packets from %s: %w", source, err)
 	}
 	var out []Validation
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err != nil {
-			continue
-		}
-		out = append(out, ValidatePacket(fsys, e.Name(), source, opts))
+	for _, name := range names {
+		out = append(out, ValidatePacket(fsys, name, source, opts))
+	}
+	return out, nil
+}
+
+// ValidateDir validates the packets of an OS folder, which is a folder of packet folders or one
+// packet folder (see OpenDir). Problems name files under dir's path. A folder that cannot be
+// read, or that holds no packet, is an error.
+func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
+	fsys, root, names, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s holds no packet (a folder with packet.json, or folders of them)", dir)
+	}
+	var out []Validation
+	for _, name := range names {
+		v := ValidatePacket(fsys, name, dir, opts)
+		v.Problems = v.Problems.Rooted(root)
+		out = append(out, v)
 	}
 	return out, nil
 }
