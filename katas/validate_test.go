@@ -311,5 +311,3 @@ func writeFS(t *testing.T, m fs.FS, dir string) {
 		t.Fatal(err)
 	}
 }
-
-
