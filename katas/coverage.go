@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
 )
 
@@ -75,6 +76,10 @@ func parseCoverage(file string, src []byte, ps *Problems) []CoverageRow {
 	var rows []CoverageRow
 	tables := 0
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
+		if p, ok := c.(*ast.Paragraph); ok && strings.HasPrefix(plainText(p, src), "|") {
+			ps.add(file, lineOf(src, firstOffset(p)), "a table row outside the table (a blank line or text splits it from the table)")
+			continue
+		}
 		tbl, ok := c.(*extast.Table)
 		if !ok {
 			continue

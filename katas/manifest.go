@@ -84,6 +84,9 @@ func (c Contract) CategoryNames() []string {
 	return names
 }
 
+// gradedParts are the parts a packet may grade, each with fixtures/<part>.json.
+var gradedParts = []string{"server", "client", "config"}
+
 var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ParseManifest decodes packet.json. file names the file in errors; unknown fields, a wrong
@@ -131,7 +134,7 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 		seen[l] = true
 	}
 	for _, g := range m.Graded {
-		if !contains([]string{"server", "client", "config"}, g) {
+		if !contains(gradedParts, g) {
 			ps.add(file, fieldLine("graded"), "unknown graded part %q (known: server, client, config)", g)
 		}
 	}

@@ -78,8 +78,9 @@ type Library struct {
 }
 
 // Discover loads every packet folder (a top-level folder holding packet.json) of fsys.
-// source labels where they came from ("embedded" or a path). All problems are returned joined,
-// each a *ParseError naming file and line; packets without problems are still loaded.
+// source labels where they came from ("embedded" or a path). The error, when not nil, is
+// Problems listing every problem of every packet, each a *ParseError naming file and line; a
+// packet with problems is skipped and the others are still loaded.
 func Discover(fsys fs.FS, source string) (*Library, error) {
 	l := &Library{}
 	err := l.Add(fsys, source)
@@ -288,6 +289,9 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		return ok || !taskOK
 	}
 	for _, part := range m.Graded {
+		if !contains(gradedParts, part) {
+			continue // reported by parseManifest
+		}
 		src, file, ok := read(path.Join("fixtures", part+".json"))
 		if !ok {
 			continue

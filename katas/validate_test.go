@@ -103,7 +103,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			return strings.Replace(s, `"expect": {"success": "order"}`, `"expect": {}`, 1)
 		},
 		"coverage.md": func(s string) string {
-			return s + "| 000_70b56512b6964d06.txt | 5 | A fact | `se-99`, trap:server-side#99, task:42, trap:nowhere#1 |\n"
+			// a new last row of the table
+			i := strings.LastIndex(s, "\n| 000_") + 1
+			i += strings.Index(s[i:], "\n") + 1
+			return s[:i] + "| 000_70b56512b6964d06.txt | 5 | A fact | `se-99`, trap:server-side#99, task:42, trap:nowhere#1 |\n" + s[i:]
 		},
 	})
 	vs, err := Validate(fsys, "test", ValidateOptions{})
@@ -111,7 +114,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		t.Fatalf("validate: %v, %d results", err, len(vs))
 	}
 	got := vs[0].Problems.Error()
-	covRow := bytes.Count(cov, []byte("\n")) + 1
+	covRow := lineWith(t, string(cov), "| 000_", 0) + strings.Count(string(cov), "\n| 000_")
 	want := []string{
 		fmt.Sprintf("%s/exam.md:%d: item se-01 has 2 keys (checked boxes) but is single-answer", id, first),
 		fmt.Sprintf("%s/exam.md:%d: item se-02: unknown scenario \"bank-heist\"", id, second),
@@ -189,7 +192,8 @@ func TestCoverageSeedLines(t *testing.T) {
 		"| s.txt | 2 | blank | `mk-01` |\n" + // line 6: a blank seed line
 		"| s.txt | 9 | past the end | task:1 |\n" + // line 7
 		"| gone.txt | 1 | no such seed | task:1 |\n" + // line 8
-		"| s.txt | x | no number | whatever |\n" // line 9: two problems
+		"| s.txt | x | no number | whatever |\n" + // line 9: two problems
+		"\nA note.\n\n| s.txt | 3 | split off | task:1 |\n" // line 13: outside the table
 	m := packetWith(t, "coverage.md", cov)
 	vs, _ := Validate(m, "test", ValidateOptions{SeedsDir: seeds})
 	got := vs[0].Problems.Error()
@@ -199,6 +203,7 @@ func TestCoverageSeedLines(t *testing.T) {
 		"mini-kata/coverage.md:8: seed gone.txt: no such file in " + seeds,
 		"mini-kata/coverage.md:9: the Line cell must be a line number ≥ 1 in the seed, found \"x\"",
 		"mini-kata/coverage.md:9: reference \"whatever\" is none of",
+		"mini-kata/coverage.md:13: a table row outside the table",
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("problems do not contain %q:\n%s", w, got)
@@ -309,5 +314,27 @@ func writeFS(t *testing.T, m fs.FS, dir string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShippedCoverageCitesSeedLines checks every cited seed line of the shipped packets
+// against the seeds, which live beside the repository (../shared/seeds), not in it; the test
+// is skipped where they are absent.
+func TestShippedCoverageCitesSeedLines(t *testing.T) {
+	seeds := filepath.Join("..", "..", "shared", "seeds")
+	if _, err := os.Stat(seeds); err != nil {
+		t.Skipf("no seeds folder at %s", seeds)
+	}
+	vs, err := Validate(packets.FS, "embedded", ValidateOptions{SeedsDir: seeds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		for _, p := range v.Problems {
+			t.Errorf("%v", p)
+		}
+		if len(v.Seeds) != 1 || v.Seeds[0].TextLines == 0 {
+			t.Errorf("%s: seed summary %+v", v.Dir, v.Seeds)
+		}
 	}
 }
