@@ -218,7 +218,7 @@ func TestCoverageSeedLines(t *testing.T) {
 	}
 	// Without a seeds folder the seed lines are not checked.
 	vs, _ = Validate(m, "test", ValidateOptions{})
-	if got := vs[0].Problems.Error(); strings.Contains(got, "blank") || strings.Contains(got, "does not exist") {
+	if got := vs[0].Problems.Error(); strings.Contains(got, "is blank") || strings.Contains(got, "does not exist") {
 		t.Errorf("seed lines checked without --seeds:\n%s", got)
 	}
 }
