@@ -33,12 +33,7 @@ type ConfigRule struct {
 // ParseConfigRules decodes fixtures/config.json; an unknown check is a problem with its line.
 // Every problem is reported (the error, when not nil, is Problems).
 func ParseConfigRules(file string, src []byte) (*ConfigSet, error) {
-	var ps Problems
-	set := parseConfigRules(file, src, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return set, nil
+	return collect(func(ps *Problems) *ConfigSet { return parseConfigRules(file, src, ps) })
 }
 
 // parseConfigRules decodes and checks config rules, recording every problem in ps; nil when the

@@ -63,12 +63,7 @@ var (
 // and line. Whether the references exist is checked by Validate, which knows the packet.
 // Every problem is reported (the error, when not nil, is Problems).
 func ParseCoverage(file string, src []byte) ([]CoverageRow, error) {
-	var ps Problems
-	rows := parseCoverage(file, src, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return rows, nil
+	return collect(func(ps *Problems) []CoverageRow { return parseCoverage(file, src, ps) })
 }
 
 func parseCoverage(file string, src []byte, ps *Problems) []CoverageRow {

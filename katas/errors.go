@@ -85,6 +85,18 @@ func (ps Problems) Unwrap() []error {
 	return errs
 }
 
+// collect runs a parser that records its problems in a list and returns its result, or the
+// zero value and the problems as Problems when there are any.
+func collect[T any](parse func(ps *Problems) T) (T, error) {
+	var ps Problems
+	v := parse(&ps)
+	if len(ps) > 0 {
+		var zero T
+		return zero, ps
+	}
+	return v, nil
+}
+
 // Rooted returns copies of the problems with root joined before each file name, so a problem
 // of a packet read from an OS folder names the file as the user can open it. An empty root
 // returns ps unchanged.

@@ -52,12 +52,7 @@ func (it Item) Keys() []string {
 // scenario, an option without a rationale, a key count that does not match Choose, a
 // duplicate id. The error, when not nil, is Problems.
 func ParseExam(file string, src []byte) ([]Item, error) {
-	var ps Problems
-	items := parseExam(file, src, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return items, nil
+	return collect(func(ps *Problems) []Item { return parseExam(file, src, ps) })
 }
 
 // parseExam parses exam.md, recording every problem in ps. Items that have an id are returned

@@ -78,12 +78,7 @@ type Expect struct {
 // known tool, a known backend kind, an expectation, and a category the contract defines. Every
 // problem is reported (the error, when not nil, is Problems).
 func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
-	var ps Problems
-	set := parseFixtures(file, src, m, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return set, nil
+	return collect(func(ps *Problems) *FixtureSet { return parseFixtures(file, src, m, ps) })
 }
 
 // parseFixtures decodes and checks a fixture set, recording every problem in ps; nil when the

@@ -94,12 +94,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // carry the file and, where the JSON decoder knows it, the line. Every problem is reported
 // (the error, when not nil, is Problems).
 func ParseManifest(file string, src []byte) (*Manifest, error) {
-	var ps Problems
-	m := parseManifest(file, src, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return m, nil
+	return collect(func(ps *Problems) *Manifest { return parseManifest(file, src, ps) })
 }
 
 // parseManifest decodes packet.json and records every problem in ps. It returns nil only when

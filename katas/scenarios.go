@@ -80,12 +80,7 @@ type ResultStep struct {
 // categories, at least one result per scenario, a valid repeat range. Every problem is
 // reported (the error, when not nil, is Problems).
 func ParseScenarios(file string, src []byte, m *Manifest) (*ScenarioSet, error) {
-	var ps Problems
-	set := parseScenarios(file, src, m, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return set, nil
+	return collect(func(ps *Problems) *ScenarioSet { return parseScenarios(file, src, m, ps) })
 }
 
 // parseScenarios decodes and checks a scenario set, recording every problem in ps; nil when

@@ -38,12 +38,7 @@ func (t Task) Step(n int) (Step, bool) {
 // 1, 2, 3 … in order. A heading without a number or out of sequence is a problem with its
 // line; every problem is reported (the error, when not nil, is Problems).
 func ParseTask(file string, src []byte) (Task, error) {
-	var ps Problems
-	t := parseTask(file, src, &ps)
-	if len(ps) > 0 {
-		return Task{}, ps
-	}
-	return t, nil
+	return collect(func(ps *Problems) Task { return parseTask(file, src, ps) })
 }
 
 func parseTask(file string, src []byte, ps *Problems) Task {

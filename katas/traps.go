@@ -28,12 +28,7 @@ var trapColumns = []string{"trap", "why it fails", "correct pattern"}
 // with no table is a problem naming file and line; every problem is reported (the error, when
 // not nil, is Problems).
 func ParseTraps(file string, src []byte) ([]TrapTable, error) {
-	var ps Problems
-	tables := parseTraps(file, src, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	return tables, nil
+	return collect(func(ps *Problems) []TrapTable { return parseTraps(file, src, ps) })
 }
 
 func parseTraps(file string, src []byte, ps *Problems) []TrapTable {
