@@ -133,6 +133,11 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 			ps.add(file, fieldLine("graded"), "unknown graded part %q (known: server, client, config)", g)
 		}
 	}
+	for _, lang := range m.Languages {
+		if !idPattern.MatchString(lang) {
+			ps.add(file, fieldLine("languages"), "language %q must be a lower-case name such as python, node or go", lang)
+		}
+	}
 	for _, name := range m.Contract.FieldNames() {
 		switch f := m.Contract.Fields[name]; f.Type {
 		case FieldBoolean, FieldString, FieldNonEmptyString, FieldIntegerOrNull, FieldArrayOrNull:

@@ -338,6 +338,9 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		}
 	}
 	for _, lang := range m.Languages {
+		if !idPattern.MatchString(lang) {
+			continue // reported by parseManifest
+		}
 		if _, err := fs.Stat(fsys, path.Join(dir, "templates", lang)); err != nil {
 			ps.add(manifestFile, jsonKeyLine(manifestSrc, "languages"), "language %q has no templates/%s folder", lang, lang)
 		}
