@@ -125,6 +125,9 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 		if it.Scenario != "" && !contains(ScenarioIDs, it.Scenario) {
 			v.Problems.add(exam, it.Line, "item %s: unknown scenario %q (known: %s)", it.ID, it.Scenario, strings.Join(ScenarioIDs, ", "))
 		}
+		if it.Choose > 1 && !saysChoose(it.Stem, it.Choose) {
+			v.Problems.add(exam, it.Line, "item %s: a multiple-response stem says how many to pick (\"Choose %s.\")", it.ID, numberWord(it.Choose))
+		}
 		for _, o := range it.Options {
 			if ref := letterRef(o.Rationale); ref != "" {
 				v.Problems.add(exam, o.Line, "item %s: a rationale refers to an option by letter or position (%q), but options are shuffled; name the idea instead", it.ID, ref)
@@ -261,6 +264,22 @@ func letterRef(s string) string {
 		}
 	}
 	return ""
+}
+
+// numberWord spells 2 … 9 as a word ("two"), other numbers as digits.
+func numberWord(n int) string {
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+	if n >= 0 && n < len(words) {
+		return words[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// saysChoose reports whether a stem tells the learner to choose n options ("Choose two",
+// "choose 2").
+func saysChoose(stem string, n int) bool {
+	s := strings.ToLower(stem)
+	return strings.Contains(s, "choose "+numberWord(n)) || strings.Contains(s, fmt.Sprintf("choose %d", n))
 }
 
 func containsInt(list []int, n int) bool {

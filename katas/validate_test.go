@@ -162,12 +162,15 @@ func TestValidateChecksCompleteness(t *testing.T) {
 		`"layers": ["knowledge", "prompts", "examples", "agents", "templates"]`, `"layers": ["knowledge", "prompts", "examples", "templates"]`, 1)).(fstest.MapFS)
 	m["mini-kata/fixtures/client.json"] = &fstest.MapFile{Data: []byte("{}")}
 	m["mini-kata/traps.md"] = &fstest.MapFile{Data: []byte("# Traps\n\nNone yet.\n")}
+	m["mini-kata/exam.md"] = &fstest.MapFile{Data: []byte("# Exam\n\n## `mk-01` Two\n\nScenario: customer-support\n\nChoose: 2\n\nWhich are true?\n\n" +
+		"- [x] A\n  > a\n- [x] B\n  > b\n- [ ] C\n  > c\n")}
 	vs, _ = Validate(m, "test", ValidateOptions{})
 	got = vs[0].Problems.Error()
 	for _, w := range []string{
 		"mini-kata/packet.json:9: layer \"agents\" is missing",
 		"mini-kata/fixtures/client.json: fixtures for \"client\", which packet.json does not grade",
 		"mini-kata/traps.md:1: no trap table",
+		"mini-kata/exam.md:3: item mk-01: a multiple-response stem says how many to pick (\"Choose two.\")",
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("problems do not contain %q:\n%s", w, got)
