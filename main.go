@@ -60,8 +60,13 @@ func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
 		if kataPath[i] == "" {
 			continue
 		}
-		if err := lib.AddDir(kataPath[i]); err != nil {
-			warnSkipped(warn, "KATA_PATH", err)
+		err := lib.AddDir(kataPath[i])
+		var ps katas.Problems
+		switch {
+		case errors.As(err, &ps):
+			warnSkipped(warn, kataPath[i], err)
+		case err != nil:
+			fmt.Fprintf(warn, "kata: warning: ignoring a KATA_PATH folder: %v\n", err)
 		}
 	}
 	dirs, _ := cmd.Flags().GetStringArray(packetsFlag)
