@@ -14,8 +14,8 @@ import (
 
 // loadLibraryFor loads the packets and checks that every id names one of them; an unknown id
 // is an error naming it and the known ones.
-func loadLibraryFor(ids []string) (*katas.Library, error) {
-	lib, err := loadLibrary()
+func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, error) {
+	lib, err := loadLibrary(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func newExamCmd() *cobra.Command {
 			"A full-length mock: kata exam --items 60 --time 120m",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(args)
+			lib, err := loadLibraryFor(cmd, args)
 			if err != nil {
 				return err
 			}

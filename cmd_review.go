@@ -16,7 +16,7 @@ func newReviewCmd() *cobra.Command {
 			"card (FSRS): wrong → again, right → good, right within 15 s → easy.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(args)
+			lib, err := loadLibraryFor(cmd, args)
 			if err != nil {
 				return err
 			}

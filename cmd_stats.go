@@ -124,7 +124,7 @@ func newStatsCmd() *cobra.Command {
 			"not yet as right or wrong.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,8 @@ import (
 	"github.com/kata-mcp/kata/katas/srs"
 )
 
-// runKata runs the CLI in-process with args and returns stdout, stderr and the error.
-func runKata(t *testing.T, args ...string) (string, string, error) {
+// runKataErr runs the CLI in-process and returns stdout, stderr and the command's error.
+func runKataErr(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	root := newRootCmd(&out, &errb)
@@ -36,7 +37,7 @@ func hermeticState(t *testing.T) string {
 
 func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 	path := hermeticState(t)
-	lib, err := loadLibrary()
+	lib, err := loadLibrary(newRootCmd(io.Discard, io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 	}
 	s.Close()
 
-	out, _, err := runKata(t, "stats")
+	out, _, err := runKataErr(t, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 		}
 	}
 
-	out, _, err = runKata(t, "stats", "--json")
+	out, _, err = runKataErr(t, "stats", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestStatsCommandCountsOpenExamAnswers(t *testing.T) {
 
 func TestStatsWithoutAStoreCreatesNothing(t *testing.T) {
 	path := hermeticState(t)
-	out, _, err := runKata(t, "stats", "--json")
+	out, _, err := runKataErr(t, "stats", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestStatsWithoutAStoreCreatesNothing(t *testing.T) {
 func TestGradeRecordsTheRun(t *testing.T) {
 	path := hermeticState(t)
 	ws := t.TempDir() // no kata.json: the run is an error, graded at once
-	_, _, err := runKata(t, "grade", "--seed", "77", ws)
+	_, _, err := runKataErr(t, "grade", "--seed", "77", ws)
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 {
 		t.Fatalf("grade of an empty folder: %v", err)
@@ -192,7 +193,7 @@ func TestGradeGoesOnWhenTheStoreCannotOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(progress.EnvPath, filepath.Join(blocker, "progress.db")) // a path under a regular file
-	out, stderr, err := runKata(t, "grade", t.TempDir())
+	out, stderr, err := runKataErr(t, "grade", t.TempDir())
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 {
 		t.Fatalf("grade with a broken store: %v", err)

@@ -43,13 +43,60 @@ func main() {
 	}
 }
 
-// loadLibrary loads the embedded packets.
-func loadLibrary() (*katas.Library, error) {
+// packetsFlag is the root's persistent flag naming extra folders of packets.
+const packetsFlag = "packets"
+
+// loadLibrary loads the embedded packets, then the folders listed in $KATA_PATH (separated by
+// os.PathListSeparator; as in PATH, an earlier folder wins over a later one), then each
+// --packets folder in the order given. A packet overrides an embedded or earlier one with the
+// same id; each keeps its folder as its Source. A packet with problems is skipped with a
+// warning on stderr naming every problem's file:line, and the others still load. A --packets
+// folder that does not exist is an error; a $KATA_PATH one is only a warning.
+func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
+	warn := cmd.ErrOrStderr()
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
-		return lib, fmt.Errorf("loading packets: %w", err)
+		warnSkipped(warn, "embedded", err)
+	}
+	kataPath := filepath.SplitList(os.Getenv("KATA_PATH"))
+	for i := len(kataPath) - 1; i >= 0; i-- {
+		if kataPath[i] == "" {
+			continue
+		}
+		err := lib.AddDir(kataPath[i])
+		var ps katas.Problems
+		switch {
+		case errors.As(err, &ps):
+			warnSkipped(warn, kataPath[i], err)
+		case err != nil:
+			fmt.Fprintf(warn, "kata: warning: ignoring a KATA_PATH folder: %v\n", err)
+		}
+	}
+	dirs, _ := cmd.Flags().GetStringArray(packetsFlag)
+	for _, d := range dirs {
+		err := lib.AddDir(d)
+		var ps katas.Problems
+		switch {
+		case errors.As(err, &ps):
+			warnSkipped(warn, d, err)
+		case err != nil:
+			return nil, err
+		}
 	}
 	return lib, nil
+}
+
+// warnSkipped tells that packets from where were skipped, and why.
+func warnSkipped(w io.Writer, where string, err error) {
+	var ps katas.Problems
+	if !errors.As(err, &ps) {
+		fmt.Fprintf(w, "kata: warning: %s: %v\n", where, err)
+		return
+	}
+	fmt.Fprintf(w, "kata: warning: skipped packet(s) from %s with problems (kata validate lists them all):\n", where)
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -67,7 +114,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}
@@ -76,7 +123,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
+	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
+	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	return root
 }
 
@@ -103,7 +151,7 @@ func newListCmd() *cobra.Command {
 		Short: "List the kata packets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}
@@ -125,11 +173,12 @@ func newListCmd() *cobra.Command {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
 				fmt.Fprintf(out, "%-24s layers: %s · %d items · %d traps · %d task steps · %d fixtures · graded: %s\n",
 					"", strings.Join(r.Layers, ", "), r.Items, r.Traps, r.TaskSteps, r.Fixtures, strings.Join(r.Graded, ", "))
+				fmt.Fprintf(out, "%-24s source: %s\n", "", r.Source)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, layers, items, traps, fixtures")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, source, layers, items, traps, fixtures")
 	return cmd
 }
 
@@ -140,7 +189,7 @@ func newShowCmd() *cobra.Command {
 		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}
@@ -167,7 +216,7 @@ func newInitCmd() *cobra.Command {
 		Short: "Write a starter workspace for a kata (default DIR: ./KATA)",
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}
@@ -206,7 +255,7 @@ func newGradeCmd() *cobra.Command {
 		Short: "Grade a workspace against its kata's hidden fixtures (exit 0 pass, 1 fail, 2 error)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary()
+			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
 			}

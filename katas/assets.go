@@ -92,9 +92,13 @@ func (a *Asset) Markdown() string {
 		default:
 			s = fmt.Sprint(x)
 		}
-		return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+		return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	}
-	b.WriteString("| " + strings.Join(a.Columns, " | ") + " |\n|")
+	header := make([]string, len(a.Columns))
+	for i, c := range a.Columns {
+		header[i] = cell(c)
+	}
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
 	for range a.Columns {
 		b.WriteString(" --- |")
 	}

@@ -30,30 +30,41 @@ type ConfigRule struct {
 	Check string `json:"check"`
 }
 
-// ParseConfigRules decodes fixtures/config.json; an unknown check is an error with its line.
+// ParseConfigRules decodes fixtures/config.json; an unknown check is a problem with its line.
+// Every problem is reported (the error, when not nil, is Problems).
 func ParseConfigRules(file string, src []byte) (*ConfigSet, error) {
+	return collect(func(ps *Problems) *ConfigSet { return parseConfigRules(file, src, ps) })
+}
+
+// parseConfigRules decodes and checks config rules, recording every problem in ps; nil when the
+// JSON cannot be decoded.
+func parseConfigRules(file string, src []byte, ps *Problems) *ConfigSet {
 	var set ConfigSet
 	if err := decodeStrict(file, src, &set); err != nil {
-		return nil, err
+		ps.addErr(file, err)
+		return nil
 	}
 	if len(set.Rules) == 0 {
-		return nil, errAt(file, 1, "no rules")
+		ps.add(file, 1, "no rules")
 	}
 	seen := map[string]bool{}
 	for i, r := range set.Rules {
 		line := fixtureLine(src, r.ID)
 		where := fmt.Sprintf("rule %d (%q)", i+1, r.ID)
-		switch {
-		case r.ID == "" || seen[r.ID]:
-			return nil, errAt(file, line, "%s: id is empty or used twice", where)
-		case strings.TrimSpace(r.Name) == "":
-			return nil, errAt(file, line, "%s: name is empty", where)
-		case r.Task < 1:
-			return nil, errAt(file, line, "%s: task must name a task step", where)
-		case !contains(ConfigChecks, r.Check):
-			return nil, errAt(file, line, "%s: unknown check %q (known: %s)", where, r.Check, strings.Join(ConfigChecks, ", "))
+		bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
+		if r.ID == "" || seen[r.ID] {
+			bad("id is empty or used twice")
+		}
+		if strings.TrimSpace(r.Name) == "" {
+			bad("name is empty")
+		}
+		if r.Task < 1 {
+			bad("task must name a task step")
+		}
+		if !contains(ConfigChecks, r.Check) {
+			bad("unknown check %q (known: %s)", r.Check, strings.Join(ConfigChecks, ", "))
 		}
 		seen[r.ID] = true
 	}
-	return &set, nil
+	return &set
 }

@@ -2,7 +2,10 @@ package katas
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 )
 
 // ParseError is a problem in a packet file. File is the path inside the packet source
@@ -34,4 +37,86 @@ func lineOf(src []byte, off int) int {
 		off = len(src)
 	}
 	return bytes.Count(src[:off], []byte("\n")) + 1
+}
+
+// Problems is every problem found in one or more packets, each a *ParseError, in the order
+// found. A nil or empty list means no problem. As an error it prints one problem per line and
+// unwraps to its members, so errors.As finds a *ParseError in it.
+type Problems []*ParseError
+
+// add records a problem at file:line.
+func (ps *Problems) add(file string, line int, format string, args ...any) {
+	*ps = append(*ps, errAt(file, line, format, args...))
+}
+
+// addErr records err: a *ParseError or Problems as they are, anything else as a problem of
+// file with no line.
+func (ps *Problems) addErr(file string, err error) {
+	if err == nil {
+		return
+	}
+	var more Problems
+	var pe *ParseError
+	switch {
+	case errors.As(err, &more):
+		*ps = append(*ps, more...)
+	case errors.As(err, &pe):
+		*ps = append(*ps, pe)
+	default:
+		*ps = append(*ps, errAt(file, 0, "%v", err))
+	}
+}
+
+// Error prints one "file:line: message" per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems as errors, for errors.As and errors.Is.
+func (ps Problems) Unwrap() []error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = p
+	}
+	return errs
+}
+
+// collect runs a parser that records its problems in a list and returns its result, or the
+// zero value and the problems as Problems when there are any.
+func collect[T any](parse func(ps *Problems) T) (T, error) {
+	var ps Problems
+	v := parse(&ps)
+	if len(ps) > 0 {
+		var zero T
+		return zero, ps
+	}
+	return v, nil
+}
+
+// Rooted returns copies of the problems with root joined before each file name, so a problem
+// of a packet read from an OS folder names the file as the user can open it. An empty root
+// returns ps unchanged.
+func (ps Problems) Rooted(root string) Problems {
+	if root == "" {
+		return ps
+	}
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		q := *p
+		q.File = filepath.Join(root, filepath.FromSlash(p.File))
+		out[i] = &q
+	}
+	return out
+}
+
+// Err returns ps as an error, or nil when there is no problem.
+func (ps Problems) Err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
 }

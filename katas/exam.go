@@ -48,9 +48,17 @@ func (it Item) Keys() []string {
 }
 
 // ParseExam reads exam.md (docs/packets.md, "exam.md"): one item per level-2 heading that
-// starts with a code span id. Errors name file and line: a missing scenario, an option without
-// a rationale, a key count that does not match Choose, a duplicate id.
+// starts with a code span id. Every problem is reported, each naming file and line: a missing
+// scenario, an option without a rationale, a key count that does not match Choose, a
+// duplicate id. The error, when not nil, is Problems.
 func ParseExam(file string, src []byte) ([]Item, error) {
+	return collect(func(ps *Problems) []Item { return parseExam(file, src, ps) })
+}
+
+// parseExam parses exam.md, recording every problem in ps. Items that have an id are returned
+// even when they have problems, so later checks (coverage references) do not report them
+// again as missing.
+func parseExam(file string, src []byte, ps *Problems) []Item {
 	doc := parseMarkdown(src)
 	_, secs := sections(doc, src)
 	var items []Item
@@ -59,22 +67,26 @@ func ParseExam(file string, src []byte) ([]Item, error) {
 		line := lineOf(src, firstOffset(s.heading))
 		code, ok := s.heading.FirstChild().(*ast.CodeSpan)
 		if !ok {
-			return nil, errAt(file, line, "an item heading must start with its id in backticks, e.g. ## `se-01` Title")
+			ps.add(file, line, "an item heading must start with its id in backticks, e.g. ## `se-01` Title")
+			continue
 		}
 		it := Item{ID: plainText(code, src), Line: line, Choose: 1}
 		it.Title = strings.TrimSpace(strings.TrimPrefix(plainText(s.heading, src), "`"+it.ID+"`"))
 		if !idPattern.MatchString(it.ID) {
-			return nil, errAt(file, line, "item id %q must be lower-case words and digits joined by '-'", it.ID)
+			ps.add(file, line, "item id %q must be lower-case words and digits joined by '-'", it.ID)
 		}
 		if prev, dup := seen[it.ID]; dup {
-			return nil, errAt(file, line, "item id %q is used twice (first at line %d)", it.ID, prev)
+			ps.add(file, line, "item id %q is used twice (first at line %d)", it.ID, prev)
+		} else {
+			seen[it.ID] = line
 		}
-		seen[it.ID] = line
+		chooseOK := true
 		var list *ast.List
 		stemStart := lineEnd(src, firstOffset(s.heading))
 		var skip [][2]int // source ranges of the Scenario/Choose paragraphs, cut from the stem
+		trailing := false
 		for _, b := range s.blocks {
-			if p, ok := b.(*ast.Paragraph); ok && list == nil {
+			if p, ok := b.(*ast.Paragraph); ok && list == nil && p.Lines().Len() > 0 {
 				t := plainText(p, src)
 				if v, ok := cutLabel(t, "Scenario:"); ok {
 					it.Scenario = v
@@ -84,9 +96,11 @@ func ParseExam(file string, src []byte) ([]Item, error) {
 				if v, ok := cutLabel(t, "Choose:"); ok {
 					n, err := strconv.Atoi(v)
 					if err != nil || n < 1 {
-						return nil, errAt(file, lineOf(src, firstOffset(p)), "Choose: wants a whole number ≥ 1, found %q", v)
+						ps.add(file, lineOf(src, firstOffset(p)), "item %s: Choose: wants a whole number ≥ 1, found %q", it.ID, v)
+						chooseOK = false
+					} else {
+						it.Choose = n
 					}
-					it.Choose = n
 					skip = append(skip, [2]int{nodeStart(p, src), lineEnd(src, p.Lines().At(p.Lines().Len()-1).Stop-1)})
 					continue
 				}
@@ -95,51 +109,66 @@ func ParseExam(file string, src []byte) ([]Item, error) {
 				list = l
 				continue
 			}
-			if list != nil {
-				return nil, errAt(file, lineOf(src, firstOffset(b)), "item %s: nothing may follow the options list", it.ID)
+			if list != nil && !trailing {
+				ps.add(file, lineOf(src, firstOffset(b)), "item %s: nothing may follow the options list", it.ID)
+				trailing = true
 			}
 		}
 		if it.Scenario == "" {
-			return nil, errAt(file, line, "item %s has no 'Scenario:' paragraph", it.ID)
+			ps.add(file, line, "item %s has no 'Scenario:' paragraph", it.ID)
 		}
 		if list == nil {
-			return nil, errAt(file, line, "item %s has no options (a task list: - [ ] wrong, - [x] key)", it.ID)
+			ps.add(file, line, "item %s has no options (a task list: - [ ] wrong, - [x] key)", it.ID)
+			items = append(items, it)
+			continue
 		}
 		it.Stem = strings.TrimSpace(cutRanges(src, stemStart, nodeStart(list, src), skip))
 		if it.Stem == "" {
-			return nil, errAt(file, line, "item %s has no stem", it.ID)
+			ps.add(file, line, "item %s has no stem", it.ID)
 		}
+		index := 0
 		for li := list.FirstChild(); li != nil; li = li.NextSibling() {
-			opt, err := parseOption(file, src, li, len(it.Options))
-			if err != nil {
-				return nil, err
+			if opt, ok := parseOption(file, src, li, index, ps); ok {
+				it.Options = append(it.Options, opt)
 			}
-			it.Options = append(it.Options, opt)
+			index++
 		}
 		if len(it.Options) < 2 {
-			return nil, errAt(file, line, "item %s has %d option(s); it needs at least 2", it.ID, len(it.Options))
+			ps.add(file, line, "item %s has %d option(s); it needs at least 2", it.ID, len(it.Options))
 		}
-		if k := len(it.Keys()); k != it.Choose {
-			return nil, errAt(file, line, "item %s has %d keys (checked boxes); it asks to choose %d", it.ID, k, it.Choose)
+		if k := len(it.Keys()); chooseOK && k != it.Choose {
+			switch {
+			case k == 0:
+				ps.add(file, line, "item %s has 0 keys (checked boxes); it needs %d", it.ID, it.Choose)
+			case it.Choose == 1:
+				ps.add(file, line, "item %s has %d keys (checked boxes) but is single-answer; add 'Choose: %d' for a multiple-response item", it.ID, k, k)
+			default:
+				ps.add(file, line, "item %s has %d keys (checked boxes); it asks to choose %d", it.ID, k, it.Choose)
+			}
 		}
 		items = append(items, it)
 	}
-	return items, nil
+	return items
 }
 
-func parseOption(file string, src []byte, li ast.Node, index int) (Option, error) {
+// parseOption reads one option of the list; index is its position (0 for "a"). A problem is
+// recorded in ps; ok is false when the item has no usable option here.
+func parseOption(file string, src []byte, li ast.Node, index int, ps *Problems) (Option, bool) {
 	first := li.FirstChild()
 	line := lineOf(src, firstOffset(li))
 	if first == nil {
-		return Option{}, errAt(file, line, "empty option")
+		ps.add(file, line, "empty option")
+		return Option{}, false
 	}
 	cb, ok := first.FirstChild().(*extast.TaskCheckBox)
 	if !ok {
-		return Option{}, errAt(file, line, "an option must start with [ ] or [x]")
+		ps.add(file, line, "an option must start with [ ] or [x]")
+		return Option{}, false
 	}
-	opt := Option{ID: string(rune('a' + index)), Text: plainText(first, src), Key: cb.IsChecked, Line: line}
+	opt := Option{ID: optionID(index), Text: plainText(first, src), Key: cb.IsChecked, Line: line}
 	if opt.Text == "" {
-		return Option{}, errAt(file, line, "option has no text")
+		ps.add(file, line, "option has no text")
+		return Option{}, false
 	}
 	for c := first.NextSibling(); c != nil; c = c.NextSibling() {
 		if bq, ok := c.(*ast.Blockquote); ok {
@@ -147,9 +176,18 @@ func parseOption(file string, src []byte, li ast.Node, index int) (Option, error
 		}
 	}
 	if opt.Rationale == "" {
-		return Option{}, errAt(file, line, "option %q has no rationale (a '> ' block quote under it)", clip(opt.Text, 40))
+		ps.add(file, line, "option %q has no rationale (a '> ' block quote under it)", clip(opt.Text, 40))
 	}
-	return opt, nil
+	return opt, true
+}
+
+// optionID is the stable id of the option at index: "a" … "z", then "a1", "b1" ….
+func optionID(index int) string {
+	id := string(rune('a' + index%26))
+	if index >= 26 {
+		id += strconv.Itoa(index / 26)
+	}
+	return id
 }
 
 func isTaskList(l *ast.List) bool {

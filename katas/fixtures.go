@@ -82,43 +82,53 @@ type Expect struct {
 }
 
 // ParseFixtures decodes fixtures/<part>.json and checks each fixture against the manifest: a
-// known tool, a known backend kind, an expectation, and a category the contract defines.
+// known tool, a known backend kind, an expectation, and a category the contract defines. Every
+// problem is reported (the error, when not nil, is Problems).
 func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
+	return collect(func(ps *Problems) *FixtureSet { return parseFixtures(file, src, m, ps) })
+}
+
+// parseFixtures decodes and checks a fixture set, recording every problem in ps; nil when the
+// JSON cannot be decoded.
+func parseFixtures(file string, src []byte, m *Manifest, ps *Problems) *FixtureSet {
 	var fs FixtureSet
 	if err := decodeStrict(file, src, &fs); err != nil {
-		return nil, err
+		ps.addErr(file, err)
+		return nil
 	}
 	seen := map[string]bool{}
 	for i, f := range fs.Fixtures {
 		line := fixtureLine(src, f.ID)
 		where := fmt.Sprintf("fixture %d (%q)", i+1, f.ID)
-		switch {
-		case f.ID == "" || seen[f.ID]:
-			return nil, errAt(file, line, "%s: id is empty or used twice", where)
-		case strings.TrimSpace(f.Name) == "":
-			return nil, errAt(file, line, "%s: name is empty", where)
-		case f.Task < 1:
-			return nil, errAt(file, line, "%s: task must name a task step (1, 2, …)", where)
+		bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
+		if f.ID == "" || seen[f.ID] {
+			bad("id is empty or used twice")
+		}
+		if strings.TrimSpace(f.Name) == "" {
+			bad("name is empty")
+		}
+		if f.Task < 1 {
+			bad("task must name a task step (1, 2, …)")
 		}
 		seen[f.ID] = true
 		if f.Expect.ProtocolError == 0 && !contains(m.Tools, f.Tool) {
-			return nil, errAt(file, line, "%s: tool %q is not in the manifest's tools %v", where, f.Tool, m.Tools)
+			bad("tool %q is not in the manifest's tools %v", f.Tool, m.Tools)
 		}
 		switch f.Backend.Kind {
 		case BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty, BackendRefused:
 		default:
-			return nil, errAt(file, line, "%s: unknown backend kind %q", where, f.Backend.Kind)
+			bad("unknown backend kind %q", f.Backend.Kind)
 		}
 		if (f.Backend.Kind == BackendStatus || f.Backend.FailPage) && len(f.Backend.Status) == 0 {
-			return nil, errAt(file, line, "%s: backend kind status (or failPage) needs a status list", where)
+			bad("backend kind status (or failPage) needs a status list")
 		}
 		switch f.Backend.RetryAfter {
 		case "", "seconds", "http-date", "http-date-past", "none":
 		default:
-			return nil, errAt(file, line, "%s: retryAfter must be seconds, http-date, http-date-past or none", where)
+			bad("retryAfter must be seconds, http-date, http-date-past or none")
 		}
 		if f.Backend.Kind == BackendPages && (len(f.Backend.Pages) != 2 || f.Backend.Pages[0] < 1 || f.Backend.Pages[1] < f.Backend.Pages[0]) {
-			return nil, errAt(file, line, "%s: pages must be [min, max] with 1 ≤ min ≤ max", where)
+			bad("pages must be [min, max] with 1 ≤ min ≤ max")
 		}
 		e := f.Expect
 		set := 0
@@ -128,24 +138,24 @@ func ParseFixtures(file string, src []byte, m *Manifest) (*FixtureSet, error) {
 			}
 		}
 		if set != 1 {
-			return nil, errAt(file, line, "%s: expect needs exactly one of success, category, protocolError", where)
+			bad("expect needs exactly one of success, category, protocolError")
 		}
 		if e.Category != "" {
 			if _, ok := m.Contract.Categories[e.Category]; !ok {
-				return nil, errAt(file, line, "%s: category %q is not in the contract (%s)", where, e.Category, strings.Join(m.Contract.CategoryNames(), ", "))
+				bad("category %q is not in the contract (%s)", e.Category, strings.Join(m.Contract.CategoryNames(), ", "))
 			}
 		}
 		if e.Success != "" && !contains([]string{"order", "orders", "empty", "refund"}, e.Success) {
-			return nil, errAt(file, line, "%s: success must be order, orders, empty or refund", where)
+			bad("success must be order, orders, empty or refund")
 		}
 		if _, hasField := m.Contract.Fields["field"]; hasField && e.Category == "validation" && e.Field == "" {
-			return nil, errAt(file, line, "%s: the contract has `field`, so a validation expectation must name the argument (expect.field)", where)
+			bad("the contract has `field`, so a validation expectation must name the argument (expect.field)")
 		}
 	}
 	if len(fs.Fixtures) == 0 {
-		return nil, errAt(file, 1, "no fixtures")
+		ps.add(file, 1, "no fixtures")
 	}
-	return &fs, nil
+	return &fs
 }
 
 // fixtureLine finds the line of `"id": "<id>"` in src.

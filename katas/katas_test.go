@@ -157,7 +157,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"step sequence", "task.md", "# T\n\nIntro\n\n## 1. A\n\nx\n\n## 3. C\n\ny\n", "task.md:9: step 3 is out of sequence"},
 		{"manifest syntax", "packet.json", "{\n  \"id\": \"mini-kata\",\n  oops\n}", "packet.json:3: invalid JSON"},
 		{"manifest unknown field", "packet.json", "{\n  \"format_version\": 1,\n  \"id\": \"mini-kata\",\n  \"titel\": \"x\"\n}", "packet.json:4: unknown field \"titel\""},
-		{"missing layer", "prompts/01-review.md", "", "mini-kata/prompts: layer folder is missing"},
+		{"missing layer", "prompts/01-review.md", "", "mini-kata/packet.json:9: layer \"prompts\": the folder mini-kata/prompts is missing"},
 		{"fixture category", "fixtures/server.json", `{"part": "server", "fixtures": [
   {"id": "f1", "name": "n", "task": 1, "tool": "lookup_order", "arguments": {},
    "backend": {"kind": "none"}, "expect": {"category": "teapot"}}]}`, "fixtures/server.json:2: fixture 1 (\"f1\"): category \"teapot\" is not in the contract"},

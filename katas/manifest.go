@@ -84,48 +84,71 @@ func (c Contract) CategoryNames() []string {
 	return names
 }
 
+// gradedParts are the parts a packet may grade, each with fixtures/<part>.json.
+var gradedParts = []string{"server", "client", "config"}
+
 var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ParseManifest decodes packet.json. file names the file in errors; unknown fields, a wrong
-// format_version, a missing id/title/layer list and unknown field types are errors that carry
-// the file and, where the JSON decoder knows it, the line.
+// format_version, a missing id/title/layer list and unknown field types are problems that
+// carry the file and, where the JSON decoder knows it, the line. Every problem is reported
+// (the error, when not nil, is Problems).
 func ParseManifest(file string, src []byte) (*Manifest, error) {
+	return collect(func(ps *Problems) *Manifest { return parseManifest(file, src, ps) })
+}
+
+// parseManifest decodes packet.json and records every problem in ps. It returns nil only when
+// the JSON itself cannot be decoded.
+func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 	var m Manifest
 	if err := decodeStrict(file, src, &m); err != nil {
-		return nil, err
+		ps.addErr(file, err)
+		return nil
 	}
 	fieldLine := func(name string) int { return jsonKeyLine(src, name) }
-	switch {
-	case m.FormatVersion != FormatVersion:
-		return nil, errAt(file, fieldLine("format_version"), "format_version is %d; this build reads %d", m.FormatVersion, FormatVersion)
-	case !idPattern.MatchString(m.ID):
-		return nil, errAt(file, fieldLine("id"), "id %q must be lower-case words joined by '-'", m.ID)
-	case strings.TrimSpace(m.Title) == "":
-		return nil, errAt(file, fieldLine("title"), "title is missing")
-	case len(m.Layers) == 0:
-		return nil, errAt(file, fieldLine("layers"), "layers is empty; a packet has %s", strings.Join(LayerNames, ", "))
+	if m.FormatVersion != FormatVersion {
+		ps.add(file, fieldLine("format_version"), "format_version is %d; this build reads %d", m.FormatVersion, FormatVersion)
 	}
+	if !idPattern.MatchString(m.ID) {
+		ps.add(file, fieldLine("id"), "id %q must be lower-case words joined by '-'", m.ID)
+	}
+	if strings.TrimSpace(m.Title) == "" {
+		ps.add(file, fieldLine("title"), "title is missing")
+	}
+	if len(m.Layers) == 0 {
+		ps.add(file, fieldLine("layers"), "layers is empty; a packet has %s", strings.Join(LayerNames, ", "))
+	}
+	seen := map[string]bool{}
 	for _, l := range m.Layers {
-		if !contains(LayerNames, l) {
-			return nil, errAt(file, fieldLine("layers"), "unknown layer %q (known: %s)", l, strings.Join(LayerNames, ", "))
+		switch {
+		case !contains(LayerNames, l):
+			ps.add(file, fieldLine("layers"), "unknown layer %q (known: %s)", l, strings.Join(LayerNames, ", "))
+		case seen[l]:
+			ps.add(file, fieldLine("layers"), "layer %q is listed twice", l)
 		}
+		seen[l] = true
 	}
 	for _, g := range m.Graded {
-		if !contains([]string{"server", "client", "config"}, g) {
-			return nil, errAt(file, fieldLine("graded"), "unknown graded part %q (known: server, client, config)", g)
+		if !contains(gradedParts, g) {
+			ps.add(file, fieldLine("graded"), "unknown graded part %q (known: server, client, config)", g)
 		}
 	}
-	for name, f := range m.Contract.Fields {
-		switch f.Type {
+	for _, lang := range m.Languages {
+		if !idPattern.MatchString(lang) {
+			ps.add(file, fieldLine("languages"), "language %q must be a lower-case name such as python, node or go", lang)
+		}
+	}
+	for _, name := range m.Contract.FieldNames() {
+		switch f := m.Contract.Fields[name]; f.Type {
 		case FieldBoolean, FieldString, FieldNonEmptyString, FieldIntegerOrNull, FieldArrayOrNull:
 		default:
-			return nil, errAt(file, fieldLine(name), "contract field %q has unknown type %q", name, f.Type)
+			ps.add(file, fieldLine(name), "contract field %q has unknown type %q", name, f.Type)
 		}
 	}
 	if len(m.Graded) > 0 && len(m.Contract.Categories) == 0 && m.Contract.CategoriesFrom == "" {
-		return nil, errAt(file, fieldLine("contract"), "a graded packet needs contract.categories")
+		ps.add(file, fieldLine("contract"), "a graded packet needs contract.categories")
 	}
-	return &m, nil
+	return &m
 }
 
 // decodeStrict decodes JSON into v, rejecting unknown fields and trailing data, and turns the

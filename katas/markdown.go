@@ -96,6 +96,9 @@ func lineStart(src []byte, off int) int {
 
 // lineEnd returns the offset just past the newline that ends the line holding off.
 func lineEnd(src []byte, off int) int {
+	if off < 0 {
+		off = 0
+	}
 	if off >= len(src) {
 		return len(src)
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -76,8 +78,9 @@ type Library struct {
 }
 
 // Discover loads every packet folder (a top-level folder holding packet.json) of fsys.
-// source labels where they came from ("embedded" or a path). All problems are returned joined,
-// each a *ParseError naming file and line; packets without problems are still loaded.
+// source labels where they came from ("embedded" or a path). The error, when not nil, is
+// Problems listing every problem of every packet, each a *ParseError naming file and line; a
+// packet with problems is skipped and the others are still loaded.
 func Discover(fsys fs.FS, source string) (*Library, error) {
 	l := &Library{}
 	err := l.Add(fsys, source)
@@ -85,28 +88,91 @@ func Discover(fsys fs.FS, source string) (*Library, error) {
 }
 
 // Add loads the packets of another file system; a packet whose id is already present replaces
-// it (later sources override earlier ones).
+// it (later sources override earlier ones). A packet with problems is skipped and the others
+// still load; the error, when not nil, is Problems naming every problem's file and line, or a
+// plain error when fsys cannot be read.
 func (l *Library) Add(fsys fs.FS, source string) error {
-	entries, err := fs.ReadDir(fsys, ".")
+	names, err := packetFolders(fsys)
 	if err != nil {
 		return fmt.Errorf("reading packets from %s: %w", source, err)
 	}
-	var errs []error
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err != nil {
-			continue
-		}
-		p, err := LoadPacket(fsys, e.Name(), source)
-		if err != nil {
-			errs = append(errs, err)
+	return l.addPackets(fsys, source, "", names)
+}
+
+// AddDir loads the packets of an OS folder, labelled with dir as their Source. dir is either a
+// folder of packet folders or one packet folder (it holds packet.json). As with Add, later
+// packets override earlier ones with the same id, a packet with problems is skipped, and the
+// error is Problems whose file names start with dir's path; a folder that does not exist or
+// cannot be read is a plain error.
+func (l *Library) AddDir(dir string) error {
+	fsys, root, names, err := OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	return l.addPackets(fsys, dir, root, names)
+}
+
+func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) error {
+	var ps Problems
+	for _, name := range names {
+		p, probs := CheckPacket(fsys, name, source)
+		if len(probs) > 0 {
+			ps = append(ps, probs.Rooted(root)...)
 			continue
 		}
 		l.put(p)
 	}
-	return errors.Join(errs...)
+	return ps.Err()
+}
+
+// OpenDir opens an OS folder of packets for reading: fsys is the folder holding the packets,
+// root its path (to prefix problem file names with), and names the packet folders to read — all
+// of those holding packet.json, or just one when dir is itself a packet folder. A dir that does
+// not exist or is not a folder is an error.
+func OpenDir(dir string) (fsys fs.FS, root string, names []string, err error) {
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("packets folder %s: %w", dir, unwrapPathError(err))
+	}
+	if !st.IsDir() {
+		return nil, "", nil, fmt.Errorf("packets folder %s: not a folder", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "packet.json")); err == nil {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		root := filepath.Dir(dir)
+		if filepath.Base(dir) != filepath.Base(abs) { // "." or ".." name no folder
+			root = filepath.Dir(abs)
+		}
+		return os.DirFS(filepath.Dir(abs)), root, []string{filepath.Base(abs)}, nil
+	}
+	fsys = os.DirFS(dir)
+	names, err = packetFolders(fsys)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("packets folder %s: %w", dir, unwrapPathError(err))
+	}
+	return fsys, dir, names, nil
+}
+
+// packetFolders lists the top-level folders of fsys that hold a packet.json, in name order.
+func packetFolders(fsys fs.FS) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(fsys, path.Join(e.Name(), "packet.json")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }
 
 func (l *Library) put(p *Packet) {
@@ -143,130 +209,175 @@ func (l *Library) IDs() []string {
 }
 
 // LoadPacket parses the packet in folder dir of fsys: packet.json, exam.md, traps.md, task.md
-// and fixtures/*.json, and checks that every layer folder exists and holds Markdown. The first
-// problem is returned as a *ParseError.
+// and fixtures/*.json, and checks that every layer folder exists and holds Markdown. When
+// anything is wrong it returns no packet and every problem found, as Problems (each a
+// *ParseError with file and line).
 func LoadPacket(fsys fs.FS, dir, source string) (*Packet, error) {
-	read := func(name string) ([]byte, string, error) {
+	p, ps := CheckPacket(fsys, dir, source)
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return p, nil
+}
+
+// CheckPacket parses the packet in folder dir of fsys like LoadPacket, but goes on past
+// problems: it returns every problem found and the packet as far as it could be read (nil only
+// when packet.json cannot be decoded). A packet returned with problems must not be used for
+// anything but reporting.
+func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
+	var ps Problems
+	read := func(name string) ([]byte, string, bool) {
 		file := path.Join(dir, name)
 		b, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			return nil, file, errAt(file, 0, "cannot read: %v", errors.Unwrap(err))
+			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
+			return nil, file, false
 		}
-		return b, file, nil
+		return b, file, true
 	}
-	src, file, err := read("packet.json")
-	if err != nil {
-		return nil, err
+	p := &Packet{Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
+	if src, file, ok := read("exam.md"); ok {
+		p.Items = parseExam(file, src, &ps)
 	}
-	m, err := ParseManifest(file, src)
-	if err != nil {
-		return nil, err
+	if src, file, ok := read("traps.md"); ok {
+		p.Traps = parseTraps(file, src, &ps)
 	}
-	manifestSrc := src
+	taskOK := false
+	if src, file, ok := read("task.md"); ok {
+		n := len(ps)
+		p.Task = parseTask(file, src, &ps)
+		taskOK = len(ps) == n
+	}
+	manifestSrc, manifestFile, ok := read("packet.json")
+	if !ok {
+		return nil, ps
+	}
+	m := parseManifest(manifestFile, manifestSrc, &ps)
+	if m == nil {
+		return nil, ps
+	}
 	if m.ID != dir {
-		return nil, errAt(file, jsonKeyLine(src, "id"), "id %q differs from the folder name %q", m.ID, dir)
+		ps.add(manifestFile, jsonKeyLine(manifestSrc, "id"), "id %q differs from the folder name %q", m.ID, dir)
 	}
 	if rel := m.Contract.CategoriesFrom; rel != "" {
-		a, err := ReadAsset(fsys, dir, rel)
-		if err != nil {
-			return nil, err
+		if cats, err := contractCategories(fsys, dir, rel); err != nil {
+			ps.addErr(path.Join(dir, rel), err)
+		} else {
+			if m.Contract.Categories != nil && !sameCategories(m.Contract.Categories, cats) {
+				ps.add(manifestFile, jsonKeyLine(manifestSrc, "categories"), "contract.categories disagrees with %s; keep one source", rel)
+			}
+			m.Contract.Categories = cats
 		}
-		cats, err := categoriesFromAsset(a, path.Join(dir, rel))
-		if err != nil {
-			return nil, err
-		}
-		if m.Contract.Categories != nil && !sameCategories(m.Contract.Categories, cats) {
-			return nil, errAt(file, jsonKeyLine(src, "categories"), "contract.categories disagrees with %s; keep one source", rel)
-		}
-		m.Contract.Categories = cats
 	}
-	p := &Packet{Manifest: *m, Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
+	p.Manifest = *m
 	for _, layer := range m.Layers {
+		if !contains(LayerNames, layer) {
+			continue // reported by parseManifest
+		}
 		files, err := layerFiles(fsys, dir, layer)
-		if err != nil {
-			return nil, err
+		switch {
+		case err != nil:
+			ps.add(manifestFile, jsonKeyLine(manifestSrc, "layers"), "layer %q: the folder %s is missing", layer, path.Join(dir, layer))
+		case len(files) == 0:
+			ps.add(manifestFile, jsonKeyLine(manifestSrc, "layers"), "layer %q: the folder %s has no Markdown files", layer, path.Join(dir, layer))
 		}
-		if len(files) == 0 {
-			return nil, errAt(path.Join(dir, layer), 0, "layer %q has no Markdown files", layer)
-		}
 	}
-	if src, file, err = read("exam.md"); err != nil {
-		return nil, err
-	}
-	if p.Items, err = ParseExam(file, src); err != nil {
-		return nil, err
-	}
-	if src, file, err = read("traps.md"); err != nil {
-		return nil, err
-	}
-	if p.Traps, err = ParseTraps(file, src); err != nil {
-		return nil, err
-	}
-	if src, file, err = read("task.md"); err != nil {
-		return nil, err
-	}
-	if p.Task, err = ParseTask(file, src); err != nil {
-		return nil, err
+	// stepExists says whether a fixture's task step exists; when task.md itself is broken its
+	// problems are reported already, and a step check would only add noise.
+	stepExists := func(n int) bool {
+		_, ok := p.Task.Step(n)
+		return ok || !taskOK
 	}
 	for _, part := range m.Graded {
-		if src, file, err = read(path.Join("fixtures", part+".json")); err != nil {
-			return nil, err
+		if !contains(gradedParts, part) {
+			continue // reported by parseManifest
 		}
-		if part == "config" {
-			cs, err := ParseConfigRules(file, src)
-			if err != nil {
-				return nil, err
+		src, file, ok := read(path.Join("fixtures", part+".json"))
+		if !ok {
+			continue
+		}
+		switch part {
+		case "config":
+			cs := parseConfigRules(file, src, &ps)
+			if cs == nil {
+				continue
 			}
 			for _, r := range cs.Rules {
-				if _, ok := p.Task.Step(r.Task); !ok {
-					return nil, errAt(file, fixtureLine(src, r.ID), "rule %q grades task step %d, which task.md does not have", r.ID, r.Task)
+				if !stepExists(r.Task) {
+					ps.add(file, fixtureLine(src, r.ID), "rule %q grades task step %d, which task.md does not have", r.ID, r.Task)
 				}
 			}
 			p.ConfigRules = cs
-			continue
-		}
-		if part == "client" {
-			sc, err := ParseScenarios(file, src, m)
-			if err != nil {
-				return nil, err
+		case "client":
+			sc := parseScenarios(file, src, m, &ps)
+			if sc == nil {
+				continue
 			}
 			if rel := sc.Policy.From; rel != "" {
-				a, err := ReadAsset(fsys, dir, rel)
-				if err != nil {
-					return nil, err
-				}
-				if err := policyFromAsset(a, path.Join(dir, rel), &sc.Policy, m.Contract.Categories); err != nil {
-					return nil, err
-				}
-				if sc.Policy.MaxRetries == nil || sc.Policy.BaseDelaySeconds == nil || sc.Policy.Multiplier == nil {
-					return nil, errAt(path.Join(dir, rel), 0, "the policy asset must give maxRetries, baseDelaySeconds and multiplier")
+				if err := clientPolicy(fsys, dir, rel, &sc.Policy, m.Contract.Categories); err != nil {
+					ps.addErr(path.Join(dir, rel), err)
 				}
 			}
 			for _, s := range sc.Scenarios {
-				if _, ok := p.Task.Step(s.Task); !ok {
-					return nil, errAt(file, fixtureLine(src, s.ID), "scenario %q grades task step %d, which task.md does not have", s.ID, s.Task)
+				if !stepExists(s.Task) {
+					ps.add(file, fixtureLine(src, s.ID), "scenario %q grades task step %d, which task.md does not have", s.ID, s.Task)
 				}
 			}
 			p.Scenarios = sc
-			continue
-		}
-		set, err := ParseFixtures(file, src, m)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range set.Fixtures {
-			if _, ok := p.Task.Step(f.Task); !ok {
-				return nil, errAt(file, fixtureLine(src, f.ID), "fixture %q grades task step %d, which task.md does not have", f.ID, f.Task)
+		case "server":
+			set := parseFixtures(file, src, m, &ps)
+			if set == nil {
+				continue
 			}
+			for _, f := range set.Fixtures {
+				if !stepExists(f.Task) {
+					ps.add(file, fixtureLine(src, f.ID), "fixture %q grades task step %d, which task.md does not have", f.ID, f.Task)
+				}
+			}
+			p.Fixtures[part] = set
 		}
-		p.Fixtures[part] = set
 	}
 	for _, lang := range m.Languages {
+		if !idPattern.MatchString(lang) {
+			continue // reported by parseManifest
+		}
 		if _, err := fs.Stat(fsys, path.Join(dir, "templates", lang)); err != nil {
-			return nil, errAt(path.Join(dir, "packet.json"), jsonKeyLine(manifestSrc, "languages"), "language %q has no templates/%s folder", lang, lang)
+			ps.add(manifestFile, jsonKeyLine(manifestSrc, "languages"), "language %q has no templates/%s folder", lang, lang)
 		}
 	}
-	return p, nil
+	return p, ps
+}
+
+// contractCategories reads contract.categories_from: errorCategory → isRetryable from an asset.
+func contractCategories(fsys fs.FS, dir, rel string) (map[string]bool, error) {
+	a, err := ReadAsset(fsys, dir, rel)
+	if err != nil {
+		return nil, err
+	}
+	return categoriesFromAsset(a, path.Join(dir, rel))
+}
+
+// clientPolicy fills the client's default policy from the asset it names (policy.from).
+func clientPolicy(fsys fs.FS, dir, rel string, p *Policy, categories map[string]bool) error {
+	a, err := ReadAsset(fsys, dir, rel)
+	if err != nil {
+		return err
+	}
+	if err := policyFromAsset(a, path.Join(dir, rel), p, categories); err != nil {
+		return err
+	}
+	if p.MaxRetries == nil || p.BaseDelaySeconds == nil || p.Multiplier == nil {
+		return errAt(path.Join(dir, rel), 0, "the policy asset must give maxRetries, baseDelaySeconds and multiplier")
+	}
+	return nil
+}
+
+// unwrapPathError drops the *fs.PathError wrapper (whose path the problem already names).
+func unwrapPathError(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 // layerFiles lists the Markdown files directly in a layer folder, in name order.

@@ -2,6 +2,7 @@ package katas
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -76,53 +77,74 @@ type ResultStep struct {
 }
 
 // ParseScenarios decodes fixtures/client.json and checks it against the manifest: known
-// categories, at least one result per scenario, a valid repeat range.
+// categories, at least one result per scenario, a valid repeat range. Every problem is
+// reported (the error, when not nil, is Problems).
 func ParseScenarios(file string, src []byte, m *Manifest) (*ScenarioSet, error) {
+	return collect(func(ps *Problems) *ScenarioSet { return parseScenarios(file, src, m, ps) })
+}
+
+// parseScenarios decodes and checks a scenario set, recording every problem in ps; nil when
+// the JSON cannot be decoded.
+func parseScenarios(file string, src []byte, m *Manifest, ps *Problems) *ScenarioSet {
 	var set ScenarioSet
 	if err := decodeStrict(file, src, &set); err != nil {
-		return nil, err
+		ps.addErr(file, err)
+		return nil
 	}
 	if len(set.Scenarios) == 0 {
-		return nil, errAt(file, 1, "no scenarios")
+		ps.add(file, 1, "no scenarios")
 	}
 	if set.Policy.From == "" && (set.Policy.MaxRetries == nil || set.Policy.BaseDelaySeconds == nil || set.Policy.Multiplier == nil) {
-		return nil, errAt(file, jsonKeyLine(src, "policy"), "the default policy needs maxRetries, baseDelaySeconds and multiplier (or \"from\": an asset)")
+		ps.add(file, jsonKeyLine(src, "policy"), "the default policy needs maxRetries, baseDelaySeconds and multiplier (or \"from\": an asset)")
 	}
 	for _, e := range set.Policy.Escalate {
 		if _, ok := m.Contract.Categories[e]; !ok {
-			return nil, errAt(file, jsonKeyLine(src, "escalate"), "escalate names %q, which is not in the contract (%s)", e, strings.Join(m.Contract.CategoryNames(), ", "))
+			ps.add(file, jsonKeyLine(src, "escalate"), "escalate names %q, which is not in the contract (%s)", e, strings.Join(m.Contract.CategoryNames(), ", "))
 		}
 	}
 	seen := map[string]bool{}
 	for i, s := range set.Scenarios {
 		line := fixtureLine(src, s.ID)
 		where := fmt.Sprintf("scenario %d (%q)", i+1, s.ID)
-		switch {
-		case s.ID == "" || seen[s.ID]:
-			return nil, errAt(file, line, "%s: id is empty or used twice", where)
-		case strings.TrimSpace(s.Name) == "":
-			return nil, errAt(file, line, "%s: name is empty", where)
-		case s.Task < 1:
-			return nil, errAt(file, line, "%s: task must name a task step", where)
-		case len(s.Results) == 0:
-			return nil, errAt(file, line, "%s: no results to play", where)
+		bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
+		if s.ID == "" || seen[s.ID] {
+			bad("id is empty or used twice")
+		}
+		if strings.TrimSpace(s.Name) == "" {
+			bad("name is empty")
+		}
+		if s.Task < 1 {
+			bad("task must name a task step")
+		}
+		if len(s.Results) == 0 {
+			bad("no results to play")
 		}
 		seen[s.ID] = true
 		for _, r := range s.Results {
 			if r.Repeat != nil && (len(r.Repeat) != 2 || r.Repeat[0] < 1 || r.Repeat[1] < r.Repeat[0]) {
-				return nil, errAt(file, line, "%s: repeat must be [min, max] with 1 ≤ min ≤ max", where)
+				bad("repeat must be [min, max] with 1 ≤ min ≤ max")
 			}
 			if c, ok := r.Payload["errorCategory"].(string); ok && !strings.HasPrefix(c, "{") {
 				if _, known := m.Contract.Categories[c]; !known {
-					return nil, errAt(file, line, "%s: category %q is not in the contract (%s); use \"{unknown_category}\" to test an unknown one", where, c, strings.Join(m.Contract.CategoryNames(), ", "))
+					bad("category %q is not in the contract (%s); use \"{unknown_category}\" to test an unknown one", c, strings.Join(m.Contract.CategoryNames(), ", "))
 				}
 			}
 		}
-		for c := range s.Policy.Categories {
+		for _, c := range sortedKeys(s.Policy.Categories) {
 			if _, known := m.Contract.Categories[c]; !known {
-				return nil, errAt(file, line, "%s: policy category %q is not in the contract", where, c)
+				bad("policy category %q is not in the contract", c)
 			}
 		}
 	}
-	return &set, nil
+	return &set
+}
+
+// sortedKeys returns a map's keys in order, so problems come out in a stable order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -35,8 +35,13 @@ func (t Task) Step(n int) (Step, bool) {
 }
 
 // ParseTask reads task.md: a level-1 title, an introduction, then "## N. Title" steps numbered
-// 1, 2, 3 … in order. A heading without a number or out of sequence is an error with its line.
+// 1, 2, 3 … in order. A heading without a number or out of sequence is a problem with its
+// line; every problem is reported (the error, when not nil, is Problems).
 func ParseTask(file string, src []byte) (Task, error) {
+	return collect(func(ps *Problems) Task { return parseTask(file, src, ps) })
+}
+
+func parseTask(file string, src []byte, ps *Problems) Task {
 	doc := parseMarkdown(src)
 	intro, secs := sections(doc, src)
 	t := Task{Markdown: string(src)}
@@ -46,16 +51,18 @@ func ParseTask(file string, src []byte) (Task, error) {
 		}
 	}
 	if t.Title == "" {
-		return Task{}, errAt(file, 1, "task.md needs a level-1 title")
+		ps.add(file, 1, "task.md needs a level-1 title")
 	}
 	introEnd := len(src)
 	if len(secs) > 0 {
 		introEnd = nodeStart(secs[0].heading, src)
 	}
 	if len(intro) > 0 {
-		start := lineEnd(src, firstOffset(intro[0]))
-		if start < introEnd {
-			t.Intro = strings.TrimSpace(string(src[start:introEnd]))
+		if off := firstOffset(intro[0]); off >= 0 {
+			start := lineEnd(src, off)
+			if start < introEnd {
+				t.Intro = strings.TrimSpace(string(src[start:introEnd]))
+			}
 		}
 	}
 	for i, s := range secs {
@@ -64,16 +71,20 @@ func ParseTask(file string, src []byte) (Task, error) {
 		num, title, ok := strings.Cut(txt, ".")
 		n, err := strconv.Atoi(strings.TrimSpace(num))
 		if !ok || err != nil {
-			return Task{}, errAt(file, line, "a step heading must read '## N. Title', found %q", txt)
+			ps.add(file, line, "a step heading must read '## N. Title', found %q", txt)
+			continue
 		}
 		if n != i+1 {
-			return Task{}, errAt(file, line, "step %d is out of sequence; expected %d", n, i+1)
+			ps.add(file, line, "step %d is out of sequence; expected %d", n, i+1)
 		}
-		body := string(src[lineEnd(src, firstOffset(s.heading)):s.end])
+		body := ""
+		if off := firstOffset(s.heading); off >= 0 && lineEnd(src, off) <= s.end {
+			body = string(src[lineEnd(src, off):s.end])
+		}
 		t.Steps = append(t.Steps, Step{Number: n, Title: strings.TrimSpace(title), Markdown: strings.TrimSpace(body), Line: line})
 	}
-	if len(t.Steps) == 0 {
-		return Task{}, errAt(file, 1, "task.md has no steps ('## 1. Title')")
+	if len(secs) == 0 {
+		ps.add(file, 1, "task.md has no steps ('## 1. Title')")
 	}
-	return t, nil
+	return t
 }

@@ -90,7 +90,7 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	d.press("n")
 	d.mustSee("item 3 of 5")
 	d.press("s", "y")
-	d.mustSee("Scaled score 820", "PASS", "(pass mark 720)", "Raw score 4/5 items correct",
+	d.mustSee("Scaled score 820", "PASS", "(pass mark 720)", "Raw score: 4 of 5",
 		"Our approximation, not the official scaling", "By kata", "alpha-kata", "2/2", "multi-kata",
 		"By scenario", "customer-support")
 	d.checkFrame(80, 24)
@@ -172,7 +172,7 @@ func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
 	d.advance(118 * time.Second)
 	d.mustSee("left 00:01")
 	d.advance(time.Second)
-	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score 1/2", "Time used 02:00 of 02:00")
+	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score: 1 of 2", "Time used 02:00 of 02:00")
 	if a := st.attempt(1); a.Finished.IsZero() || a.Points != 1 {
 		t.Errorf("attempt after time-out: %+v", a)
 	}
@@ -189,7 +189,7 @@ func TestMockExamResumeAfterTimeRanOut(t *testing.T) {
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Now: func() time.Time { return t0.Add(time.Hour) }}, 80, 24)
 	d2.mustSee("Its time has run out")
 	d2.press("r")
-	d2.mustSee("Time ran out while the app was closed", "Raw score 1/2")
+	d2.mustSee("Time ran out while the app was closed", "Raw score: 1 of 2")
 }
 
 func TestMockExamMultipleResponse(t *testing.T) {
@@ -206,7 +206,7 @@ func TestMockExamMultipleResponse(t *testing.T) {
 	d.press(wrong[0], right[1])
 	d.mustSee("(2 marked)", "1 answered")
 	d.press("s", "enter")
-	d.mustSee("Scaled score 1000", "Raw score 1/1")
+	d.mustSee("Scaled score 1000", "Raw score: 1 of 1")
 }
 
 func TestMockExamStoreFailureWarns(t *testing.T) {
@@ -491,7 +491,7 @@ func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
 	d2.answer(true) // item 2 right in window 2
 	d2.mustSee("saved")
 	d1.press("s", "y")
-	d1.mustSee("Raw score 2/3", "2 answers given in another kata window on this exam are included.")
+	d1.mustSee("Raw score: 2 of 3", "2 answers given in another kata window on this exam are included.")
 	if a := st.attempt(1); a.Points != 2 {
 		t.Errorf("stored attempt %+v", a)
 	}

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kata-mcp/kata/packets"
+)
+
+// runKata runs the CLI in-process and returns its stdout, stderr and exit code (0, the code of
+// an exitError, or 2 for any other error, as main does).
+func runKata(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := newRootCmd(&out, &errb)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	var ee exitError
+	switch {
+	case err == nil:
+		return out.String(), errb.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), errb.String(), ee.code
+	default:
+		return out.String(), errb.String() + "kata: " + err.Error() + "\n", 2
+	}
+}
+
+// copyShipped copies embedded packet id into dir/<id>, applying edit to the files it names
+// (paths inside the packet).
+func copyShipped(t *testing.T, id, dir string, edit map[string]func(string) string) {
+	t.Helper()
+	err := fs.WalkDir(packets.FS, id, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(packets.FS, p)
+		if err != nil {
+			return err
+		}
+		if fn := edit[strings.TrimPrefix(p, id+"/")]; fn != nil {
+			b = []byte(fn(string(b)))
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lineOf returns the 1-based line of the first line of s containing sub.
+func lineOf(t *testing.T, s, sub string) int {
+	t.Helper()
+	for i, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line contains %q", sub)
+	return 0
+}
+
+func TestValidateShippedPackets(t *testing.T) {
+	out, errs, code := runKata(t, "validate")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"mcp-structured-errors    ok · embedded", "mcp-error-responses      ok", "mcp-engineering          ok", "3 packet(s), no problem"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestValidateBrokenPackets: an item with two keys and a fixture with an unknown category,
+// in two packets of one folder, are both reported with file:line, and the exit code is 1.
+func TestValidateBrokenPackets(t *testing.T) {
+	dir := t.TempDir()
+	exam, _ := fs.ReadFile(packets.FS, "mcp-structured-errors/exam.md")
+	server, _ := fs.ReadFile(packets.FS, "mcp-error-responses/fixtures/server.json")
+	copyShipped(t, "mcp-structured-errors", dir, map[string]func(string) string{
+		"exam.md": func(s string) string {
+			// the first distractor of se-01 becomes a second key
+			i := strings.Index(s, "## `se-01`")
+			j := i + strings.Index(s[i:], "- [ ] ")
+			return s[:j] + "- [x] " + s[j+6:]
+		},
+	})
+	copyShipped(t, "mcp-error-responses", dir, map[string]func(string) string{
+		"fixtures/server.json": func(s string) string {
+			return strings.Replace(s, `"category": "permission"`, `"category": "teapot"`, 1)
+		},
+	})
+	out, _, code := runKata(t, "validate", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	teapot := lineOf(t, strings.Replace(string(server), `"category": "permission"`, "HERE", 1), "HERE")
+	// The fixture's line is that of its "id"; find the id preceding the edited category.
+	lines := strings.Split(string(server), "\n")
+	for teapot > 1 && !strings.Contains(lines[teapot-1], `"id"`) {
+		teapot--
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%s:%d: item se-01 has 2 keys (checked boxes) but is single-answer", filepath.Join(dir, "mcp-structured-errors", "exam.md"), lineOf(t, string(exam), "## `se-01`")),
+		fmt.Sprintf("%s:%d: fixture ", filepath.Join(dir, "mcp-error-responses", "fixtures", "server.json"), teapot),
+		`category "teapot" is not in the contract`,
+		"mcp-structured-errors    1 problem(s) · " + dir,
+		"mcp-error-responses      1 problem(s)",
+		"2 packet(s), 2 problem(s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Loading the same folder warns with the same file:line and still loads the rest.
+	out, errs, code := runKata(t, "list", "--json", "--packets", dir)
+	if code != 0 {
+		t.Fatalf("list exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "skipped packet(s) from "+dir) || !strings.Contains(errs, filepath.Join(dir, "mcp-structured-errors", "exam.md")+":") {
+		t.Errorf("no file:line warning on stderr:\n%s", errs)
+	}
+	var rows []packetSummary
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	for _, r := range rows {
+		if r.Source != "embedded" {
+			t.Errorf("%s comes from %s; the broken copy must not replace the embedded one", r.ID, r.Source)
+		}
+	}
+}
+
+// TestPacketsFromFolders: --packets and KATA_PATH add and override packets, and list shows
+// each packet's source.
+func TestPacketsFromFolders(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	retitle := func(title string) map[string]func(string) string {
+		return map[string]func(string) string{"packet.json": func(s string) string {
+			return regexp.MustCompile(`"title": "[^"]*"`).ReplaceAllString(s, `"title": "`+title+`"`)
+		}}
+	}
+	copyShipped(t, "mcp-engineering", a, retitle("from A"))
+	copyShipped(t, "mcp-engineering", b, retitle("from B"))
+	copyShipped(t, "mcp-error-responses", b, retitle("errors from B"))
+	t.Setenv("KATA_PATH", a+string(os.PathListSeparator)+b+string(os.PathListSeparator)+filepath.Join(a, "missing"))
+
+	out, errs, code := runKata(t, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := map[string]packetSummary{}
+	var rows []packetSummary
+	json.Unmarshal([]byte(out), &rows)
+	for _, r := range rows {
+		got[r.ID] = r
+	}
+	// In KATA_PATH the earlier folder wins, as in PATH.
+	if r := got["mcp-engineering"]; r.Title != "from A" || r.Source != a {
+		t.Errorf("mcp-engineering = %q from %s, want A's", r.Title, r.Source)
+	}
+	if r := got["mcp-error-responses"]; r.Title != "errors from B" || r.Source != b {
+		t.Errorf("mcp-error-responses = %q from %s, want B's", r.Title, r.Source)
+	}
+	if r := got["mcp-structured-errors"]; r.Source != "embedded" {
+		t.Errorf("mcp-structured-errors from %s", r.Source)
+	}
+	if !strings.Contains(errs, "missing") {
+		t.Errorf("a missing KATA_PATH folder gave no warning: %q", errs)
+	}
+	// --packets beats KATA_PATH; a packet folder can be named directly.
+	out, _, _ = runKata(t, "list", "--packets", filepath.Join(b, "mcp-engineering"))
+	if !strings.Contains(out, "from B") || !strings.Contains(out, "source: "+filepath.Join(b, "mcp-engineering")) {
+		t.Errorf("--packets did not override, or list shows no source:\n%s", out)
+	}
+	// A --packets folder that does not exist is an error.
+	if _, errs, code := runKata(t, "list", "--packets", filepath.Join(a, "nope")); code != 2 || !strings.Contains(errs, "nope") {
+		t.Errorf("missing --packets folder: exit %d, %q", code, errs)
+	}
+}
+
+// docExample extracts the fenced code blocks of docs/packets.md whose info string names a
+// file (```json file=hello-kata/packet.json) and writes them under dir.
+func docExample(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("docs", "packets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	open := regexp.MustCompile("^(`{3,}|~{3,})\\S*\\s+file=(\\S+)\\s*$")
+	var files []string
+	var fence, name string
+	var body strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case fence == "":
+			if m := open.FindStringSubmatch(line); m != nil {
+				fence, name = m[1], m[2]
+				body.Reset()
+			}
+		case strings.TrimSpace(line) == fence:
+			dst := filepath.Join(dir, filepath.FromSlash(name))
+			os.MkdirAll(filepath.Dir(dst), 0o755)
+			if err := os.WriteFile(dst, []byte(body.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, name)
+			fence = ""
+		default:
+			body.WriteString(line + "\n")
+		}
+	}
+	if fence != "" {
+		t.Fatalf("docs/packets.md: the block for %s is not closed", name)
+	}
+	return files
+}
+
+// TestDocsExamplePacketLoads keeps "a packet written from docs/packets.md alone loads" true:
+// the minimal example's files, extracted from the page, load with --packets, write a
+// workspace, and validate with only the small item bank reported.
+func TestDocsExamplePacketLoads(t *testing.T) {
+	dir := t.TempDir()
+	files := docExample(t, dir)
+	if len(files) < 10 {
+		t.Fatalf("extracted only %v", files)
+	}
+	out, errs, code := runKata(t, "list", "--json", "--packets", dir)
+	if code != 0 || errs != "" {
+		t.Fatalf("list: exit %d, stderr %q", code, errs)
+	}
+	var rows []packetSummary
+	json.Unmarshal([]byte(out), &rows)
+	var hello *packetSummary
+	for i := range rows {
+		if rows[i].ID == "hello-kata" {
+			hello = &rows[i]
+		}
+	}
+	if hello == nil || hello.Source != dir || hello.Items != 2 || hello.Traps != 1 || hello.TaskSteps != 2 || hello.Fixtures != 2 || len(hello.Layers) != 5 {
+		t.Fatalf("hello-kata = %+v", hello)
+	}
+	ws := filepath.Join(t.TempDir(), "ws")
+	if _, errs, code := runKata(t, "init", "hello-kata", "--lang", "python", "--packets", dir, ws); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Errorf("workspace: %v", err)
+	}
+	out, _, code = runKata(t, "validate", filepath.Join(dir, "hello-kata"))
+	want := filepath.Join(dir, "hello-kata", "exam.md") + ":1: 2 items; a packet needs at least 20\n"
+	if code != 1 || !strings.HasPrefix(out, want) || !strings.Contains(out, "1 packet(s), 1 problem(s)") {
+		t.Errorf("validate: exit %d, want 1 with the one problem %q:\n%s", code, want, out)
+	}
+}
+
+// TestValidateReferences grades one kata's template and reference through validate: the
+// template fails and the reference passes; an empty reference is reported as not passing,
+// a missing one as missing.
+func TestValidateReferences(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades four workspaces")
+	}
+	pk := t.TempDir()
+	copyShipped(t, "mcp-error-responses", pk, map[string]func(string) string{
+		"packet.json": func(s string) string {
+			return regexp.MustCompile(`"languages": \[[^]]*\]`).ReplaceAllString(s, `"languages": ["python"]`)
+		},
+	})
+	out, errs, code := runKata(t, "validate", pk, "--references", filepath.Join("testdata", "references"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "template fails (") {
+		t.Errorf("output lacks the template's failure:\n%s", out)
+	}
+	if m := regexp.MustCompile(`correct passes \((\d+)/(\d+) tests pass\)`).FindStringSubmatch(out); m == nil || m[1] != m[2] {
+		t.Errorf("output lacks \"correct passes (n/n tests pass)\":\n%s", out)
+	}
+	refs := t.TempDir()
+	os.MkdirAll(filepath.Join(refs, "mcp-error-responses", "python", "correct"), 0o755)
+	out, _, code = runKata(t, "validate", pk, "--references", refs)
+	want := filepath.Join(refs, "mcp-error-responses", "python", "correct") + ": the reference solution must pass grading (exit 0); it gave exit 1; not passing: "
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("empty reference: exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+}
+
+func TestValidateMissingReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades a workspace")
+	}
+	pk := t.TempDir()
+	copyShipped(t, "mcp-error-responses", pk, map[string]func(string) string{
+		"packet.json": func(s string) string {
+			return regexp.MustCompile(`"languages": \[[^]]*\]`).ReplaceAllString(s, `"languages": ["python"]`)
+		},
+	})
+	refs := t.TempDir()
+	out, _, code := runKata(t, "validate", pk, "--references", refs)
+	want := filepath.Join(refs, "mcp-error-responses", "python", "correct") + ": no reference solution"
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+}
