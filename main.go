@@ -130,18 +130,20 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // packetSummary is one row of `kata list --json`.
 type packetSummary struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	Version   string   `json:"version"`
-	Summary   string   `json:"summary"`
-	Source    string   `json:"source"`
-	Layers    []string `json:"layers"`
-	Items     int      `json:"items"`
-	Traps     int      `json:"traps"`
-	TaskSteps int      `json:"task_steps"`
-	Fixtures  int      `json:"fixtures"`
-	Graded    []string `json:"graded"`
-	Languages []string `json:"languages"`
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Version string   `json:"version"`
+	Summary string   `json:"summary"`
+	Source  string   `json:"source"`
+	Layers  []string `json:"layers"`
+	Items   int      `json:"items"`
+	// Traps counts trap rows over all tables; TrapTables the tables.
+	Traps      int      `json:"traps"`
+	TrapTables int      `json:"trap_tables"`
+	TaskSteps  int      `json:"task_steps"`
+	Fixtures   int      `json:"fixtures"`
+	Graded     []string `json:"graded"`
+	Languages  []string `json:"languages"`
 }
 
 func newListCmd() *cobra.Command {
@@ -159,7 +161,7 @@ func newListCmd() *cobra.Command {
 			for _, p := range lib.Packets() {
 				rows = append(rows, packetSummary{
 					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
-					Layers: p.Layers, Items: len(p.Items), Traps: p.TrapCount(), TaskSteps: len(p.Task.Steps),
+					Layers: p.Layers, Items: len(p.Items), Traps: p.TrapCount(), TrapTables: len(p.Traps), TaskSteps: len(p.Task.Steps),
 					Fixtures: p.FixtureCount(), Graded: p.Graded, Languages: p.Languages,
 				})
 			}
@@ -171,8 +173,8 @@ func newListCmd() *cobra.Command {
 			}
 			for _, r := range rows {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
-				fmt.Fprintf(out, "%-24s layers: %s · %d items · %d traps · %d task steps · %d fixtures · graded: %s\n",
-					"", strings.Join(r.Layers, ", "), r.Items, r.Traps, r.TaskSteps, r.Fixtures, strings.Join(r.Graded, ", "))
+				fmt.Fprintf(out, "%-24s layers: %s · %d items · %d traps in %d tables · %d task steps · %d fixtures · graded: %s\n",
+					"", strings.Join(r.Layers, ", "), r.Items, r.Traps, r.TrapTables, r.TaskSteps, r.Fixtures, strings.Join(r.Graded, ", "))
 				fmt.Fprintf(out, "%-24s source: %s\n", "", r.Source)
 			}
 			return nil
