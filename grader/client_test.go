@@ -19,15 +19,13 @@ func clientWorkspace(t *testing.T, p *katas.Packet, fault string) string {
 		t.Fatal(err)
 	}
 	refs := filepath.Join("..", "testdata", "references", p.ID, "python")
-	for _, ref := range []string{"correct", fault} {
-		if ref == "" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(refs, ref, "client.py"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, "client.py"), b, 0o644)
+	b, err := os.ReadFile(filepath.Join(refs, "correct", "client.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "client.py"), b, 0o644)
+	if fault != "" {
+		applyFault(t, dir, filepath.Join(refs, fault, "fault.diff"))
 	}
 	return dir
 }

@@ -50,14 +50,23 @@ func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string 
 		return dir
 	}
 	// A broken or hostile reference is the correct one with one fault: lay the correct
-	// submission down first, then the reference's own files.
+	// submission down first, then apply the reference's fault.diff and copy its own files.
 	if correct := filepath.Join(filepath.Dir(ref), "correct"); filepath.Base(ref) != "correct" {
 		if _, err := os.Stat(correct); err == nil {
 			overlay(t, dir, correct)
 		}
 	}
 	overlay(t, dir, ref)
+	if fault := filepath.Join(ref, "fault.diff"); fileExists(fault) {
+		grader.ApplyFault(t, dir, fault)
+	}
 	return dir
+}
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // overlay copies the files of ref (all but README.md and expect.json) into dir.
@@ -68,7 +77,7 @@ func overlay(t testing.TB, dir, ref string) {
 			return err
 		}
 		rel, _ := filepath.Rel(ref, path)
-		if rel == "README.md" || rel == "expect.json" || strings.Contains(rel, "__pycache__") {
+		if rel == "README.md" || rel == "expect.json" || rel == "fault.diff" || strings.Contains(rel, "__pycache__") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
