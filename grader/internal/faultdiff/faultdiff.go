@@ -36,16 +36,22 @@ func Apply(dir, diff string) error {
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
-		case l == "":
-			// the empty string after a final newline
+		case l == "" || strings.HasPrefix(l, "diff ") || strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "Only in "):
+			// the empty string after a final newline; headers of diff -r and git diff
 		case strings.HasPrefix(l, "--- "):
 			if err := flush(); err != nil {
 				return err
 			}
 			file, in, out, pos = "", nil, nil, 0
 		case strings.HasPrefix(l, "+++ "):
-			name := strings.TrimSpace(strings.TrimPrefix(l, "+++ "))
-			file = strings.TrimPrefix(name, "b/")
+			// like patch -p1: drop a timestamp after a tab and the first path component
+			// ("b/", "changed/")
+			name, _, _ := strings.Cut(strings.TrimPrefix(l, "+++ "), "\t")
+			name = strings.TrimSpace(name)
+			if _, rest, ok := strings.Cut(name, "/"); ok {
+				name = rest
+			}
+			file = name
 			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file))); err == nil {
 				in = strings.SplitAfter(string(b), "\n")
 				if in[len(in)-1] == "" {
