@@ -56,19 +56,21 @@ func newValidateCmd() *cobra.Command {
 			for _, v := range all {
 				problems = append(problems, v.Problems...)
 			}
+			var refCounts map[string]int
 			if refs != "" {
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				ps, err := checkReferences(ctx, out, args, all, refs)
+				ps, counts, err := checkReferences(ctx, out, args, all, refs)
 				if err != nil {
 					return err
 				}
 				problems = append(problems, ps...)
+				refCounts = counts
 			}
 			for _, p := range problems {
 				fmt.Fprintln(out, p)
 			}
-			writeValidateSummary(out, all, problems, seeds != "")
+			writeValidateSummary(out, all, refCounts, problems, seeds != "")
 			if len(problems) > 0 {
 				return exitError{1}
 			}
@@ -80,23 +82,29 @@ func newValidateCmd() *cobra.Command {
 	return cmd
 }
 
-// writeValidateSummary prints one line per packet and a total.
-func writeValidateSummary(w io.Writer, all []katas.Validation, problems katas.Problems, seeds bool) {
+// writeValidateSummary prints one line per packet and a total; refCounts adds each packet's
+// problems found by --references (by packet id) to its own.
+func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[string]int, problems katas.Problems, seeds bool) {
 	if len(problems) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, v := range all {
-		status := "ok"
-		if len(v.Problems) > 0 {
-			status = fmt.Sprintf("%d problem(s)", len(v.Problems))
-		}
 		p := v.Packet
+		n := len(v.Problems)
+		if p != nil {
+			n += refCounts[p.ID]
+		}
+		status := "ok"
+		if n > 0 {
+			status = fmt.Sprintf("%d problem(s)", n)
+		}
 		if p == nil {
 			fmt.Fprintf(w, "%-24s %s\n", v.Dir, status)
 			continue
 		}
-		fmt.Fprintf(w, "%-24s %s · %s · %d items · %d trap tables (%d traps) · %d task steps · %d fixtures\n",
-			p.ID, status, p.Source, len(p.Items), len(p.Traps), p.TrapCount(), len(p.Task.Steps), p.FixtureCount())
+		fmt.Fprintf(w, "%-24s %s · %s · %s · %s (%s) · %s · %s\n",
+			p.ID, status, p.Source, plural(len(p.Items), "item"), plural(len(p.Traps), "trap table"), plural(p.TrapCount(), "trap"),
+			plural(len(p.Task.Steps), "task step"), plural(p.FixtureCount(), "fixture"))
 		for _, s := range v.Seeds {
 			line := fmt.Sprintf("%-24s coverage of %s: %d facts on %d seed lines", "", s.Seed, s.Facts, len(s.Lines))
 			if seeds && s.TextLines > 0 {
@@ -126,31 +134,37 @@ func intList(ns []int) string {
 // checkReferences grades, for every problem-free graded packet of all and each of its
 // languages, the untouched template (it must fail: exit 1) and the reference solution
 // refs/<kata>/<lang>/correct laid over the template (it must pass: exit 0). Each miss is a
-// problem naming the template or reference folder. Progress lines go to w.
-func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []katas.Validation, refs string) (katas.Problems, error) {
+// problem naming the template or reference folder; counts gives their number per packet id.
+// Progress lines go to w, and so does a line for each graded packet skipped for its problems.
+func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []katas.Validation, refs string) (ps katas.Problems, counts map[string]int, err error) {
 	if st, err := os.Stat(refs); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--references %s: not a folder", refs)
+		return nil, nil, fmt.Errorf("--references %s: not a folder", refs)
 	}
 	// The library the grader reads: the embedded packets overridden by the validated folders.
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil && len(dirs) == 0 {
-		return nil, fmt.Errorf("loading the embedded packets: %w", err)
+		return nil, nil, fmt.Errorf("loading the embedded packets: %w", err)
 	}
 	for _, d := range dirs {
 		lib.AddDir(d) // problems are reported by validation; good packets load
 	}
-	var ps katas.Problems
+	counts = map[string]int{}
 	for _, v := range all {
 		p := v.Packet
-		if p == nil || len(v.Problems) > 0 || len(p.Graded) == 0 {
+		if p == nil || len(p.Graded) == 0 {
 			continue
 		}
+		if len(v.Problems) > 0 {
+			fmt.Fprintf(w, "references: %-32s not graded: the packet has %d problem(s); fix them first\n", p.ID, len(v.Problems))
+			continue
+		}
+		before := len(ps)
 		if q, ok := lib.Get(p.ID); !ok || q.Source != p.Source {
 			continue
 		}
 		for _, lang := range p.Languages {
 			if err := ctx.Err(); err != nil {
-				return ps, err
+				return ps, counts, err
 			}
 			where := p.ID + "/" + lang
 			tmpl := filepath.Join(p.Source, p.ID, "templates", lang)
@@ -183,8 +197,9 @@ func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []kata
 				fmt.Fprintf(w, "references: %-32s correct passes (%d/%d tests pass)\n", where, pass, len(rep.Tests))
 			}
 		}
+		counts[p.ID] += len(ps) - before
 	}
-	return ps, nil
+	return ps, counts, nil
 }
 
 // gradeWorkspace writes p's template for lang into a temporary folder, lays the files of ref

@@ -319,4 +319,24 @@ func TestValidateMissingReference(t *testing.T) {
 	if code != 1 || !strings.Contains(out, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, out)
 	}
+	// The packet's own summary line counts the reference problem; it used to say "ok".
+	if !strings.Contains(out, "mcp-error-responses      1 problem(s) · "+pk) {
+		t.Errorf("the packet's summary line does not count its reference problem:\n%s", out)
+	}
+}
+
+// TestValidateReferencesSaysWhatItSkips: a graded packet with problems is not graded by
+// --references, and validate says so instead of leaving it out silently.
+func TestValidateReferencesSaysWhatItSkips(t *testing.T) {
+	pk := t.TempDir()
+	copyShipped(t, "mcp-error-responses", pk, map[string]func(string) string{
+		"fixtures/server.json": func(s string) string {
+			return strings.Replace(s, `"category": "permission"`, `"category": "teapot"`, 1)
+		},
+	})
+	out, _, code := runKata(t, "validate", pk, "--references", t.TempDir())
+	want := "references: mcp-error-responses              not graded: the packet has 1 problem(s); fix them first"
+	if code != 1 || !strings.Contains(out, want) || strings.Contains(out, "template fails") {
+		t.Errorf("exit %d, want 1 and %q and no grading:\n%s", code, want, out)
+	}
 }

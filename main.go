@@ -173,8 +173,9 @@ func newListCmd() *cobra.Command {
 			}
 			for _, r := range rows {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
-				fmt.Fprintf(out, "%-24s layers: %s · %d items · %d traps in %d tables · %d task steps · %d fixtures · graded: %s\n",
-					"", strings.Join(r.Layers, ", "), r.Items, r.Traps, r.TrapTables, r.TaskSteps, r.Fixtures, strings.Join(r.Graded, ", "))
+				fmt.Fprintf(out, "%-24s layers: %s · %s · %s in %s · %s · %s · graded: %s\n",
+					"", strings.Join(r.Layers, ", "), plural(r.Items, "item"), plural(r.Traps, "trap"), plural(r.TrapTables, "table"),
+					plural(r.TaskSteps, "task step"), plural(r.Fixtures, "fixture"), strings.Join(r.Graded, ", "))
 				fmt.Fprintf(out, "%-24s source: %s\n", "", r.Source)
 			}
 			return nil

@@ -310,7 +310,7 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, add func(string, 
 	}
 	for _, r := range out.requests {
 		if !r.Authorized {
-			add("a request to %s carried no valid `Authorization: Bearer <ORDERS_API_TOKEN>` header", r.Path)
+			add("a request to %s carried no valid `Authorization: Bearer <ORDERS_API_TOKEN>` header, so the Orders API answered it 401 instead of what this fixture sets up; send the token the grader passes in ORDERS_API_TOKEN (\"${ORDERS_API_TOKEN}\" in .mcp.json, not a literal)", r.Path)
 			return
 		}
 	}

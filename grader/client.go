@@ -436,6 +436,9 @@ func (r *run) runClientTests(ctx context.Context) {
 		trace []traceEvent
 	}
 	pairs := map[string]pairSeen{}
+	// lastTail and lastTailOf are the stderr tail last shown for a crash and its scenario's
+	// name: a client that crashes the same way on every scenario shows it once in full.
+	var lastTail, lastTailOf string
 	for _, d := range scs {
 		r.begin(d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
@@ -474,8 +477,13 @@ func (r *run) runClientTests(ctx context.Context) {
 			if !res.stopped {
 				probs = append(probs, "the client was restarted for the next scenario")
 				// A client that crashed or hung says why on its stderr: show the tail.
-				if tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
+				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
+				case tail == "":
+				case tail == lastTail:
+					probs = append(probs, fmt.Sprintf("client stderr: the same last lines as under %q", lastTailOf))
+				default:
 					probs = append(probs, "client stderr (last lines):\n"+indent(tail, "  "))
+					lastTail, lastTailOf = tail, d.Name
 				}
 			}
 		}

@@ -292,3 +292,45 @@ func TestVerboseOutputNamesItsProcess(t *testing.T) {
 		t.Errorf("verbose report mislabels stderr:\n%s", out)
 	}
 }
+
+// TestStdoutRuleReportsUnderTheProtocolStep: "stdout carries only JSON-RPC messages" is
+// reported under each shipped kata's "Keep the protocol clean" step (step 6 in
+// mcp-error-responses, where it used to land under step 5, "An empty result is a success"),
+// and under an existing step of a packet with no protocol-error fixture.
+func TestStdoutRuleReportsUnderTheProtocolStep(t *testing.T) {
+	lib := embeddedLibrary(t)
+	for _, id := range lib.IDs() {
+		p, _ := lib.Get(id)
+		if p.Fixtures["server"] == nil {
+			continue
+		}
+		step := protocolStep(p.Fixtures["server"])
+		title := ""
+		for _, s := range p.Task.Steps {
+			if s.Number == step {
+				title = s.Title
+			}
+		}
+		if !strings.Contains(strings.ToLower(title), "protocol") {
+			t.Errorf("%s: stdout rule under step %d %q, want the protocol step", id, step, title)
+		}
+	}
+	set := &katas.FixtureSet{Fixtures: []katas.Fixture{{Task: 1}, {Task: 2}}}
+	if got := protocolStep(set); got != 2 {
+		t.Errorf("no protocol-error fixture: step %d, want the last graded step 2", got)
+	}
+}
+
+// TestUnauthorizedRequestSaysTheAPIAnswered401: a request without the grader's bearer token
+// is answered 401 whatever the fixture sets up, so the failure says so and names the fix,
+// rather than leaving "Orders API: answered 200" beside an auth error.
+func TestUnauthorizedRequestSaysTheAPIAnswered401(t *testing.T) {
+	f := katas.Fixture{Backend: katas.Backend{Kind: katas.BackendOK}}
+	dr := drawn{beh: &behaviour{kind: katas.BackendOK}}
+	out := callOutcome{requests: []apiRequest{{Method: "GET", Path: "/orders/ORD-1234", Authorized: false}}}
+	var got []string
+	checkRequests(f, dr, out, func(format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) })
+	if len(got) != 1 || !strings.Contains(got[0], "/orders/ORD-1234") || !strings.Contains(got[0], "answered it 401") || !strings.Contains(got[0], "${ORDERS_API_TOKEN}") {
+		t.Errorf("problems %q; want one naming the path, the 401 and ${ORDERS_API_TOKEN}", got)
+	}
+}

@@ -2,6 +2,7 @@ package grader
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +170,16 @@ func TestCrashingClientShowsItsStderr(t *testing.T) {
 	}
 	if !strings.Contains(first.Message, "client stderr (last lines):") || !strings.Contains(first.Message, "the client fell over at line 7") {
 		t.Errorf("message does not show the client's stderr tail:\n%s", first.Message)
+	}
+	// The same crash on the next scenario refers to the first instead of repeating its lines.
+	var later []string
+	for _, tr := range rep.Tests {
+		if strings.HasPrefix(tr.ID, "client-") && tr.ID != first.ID && tr.Status != StatusPass {
+			later = append(later, tr.Message)
+		}
+	}
+	if len(later) == 0 || !strings.Contains(later[0], fmt.Sprintf("client stderr: the same last lines as under %q", first.Name)) || strings.Contains(later[0], "fell over") {
+		t.Errorf("a repeated crash repeats its stderr instead of pointing at %q:\n%v", first.Name, later)
 	}
 	if strings.Contains(first.Message, "server stderr") || first.OutputOf != "client" {
 		t.Errorf("the client's stderr is labelled as the server's (OutputOf %q):\n%s", first.OutputOf, first.Message)

@@ -194,6 +194,20 @@ func (r *run) countTests() int {
 	return n
 }
 
+// clientExample is the "client" entry of the shipped templates for lang, as a hint for a
+// kata.json that lacks one; every language's when lang is not one of them.
+func clientExample(lang string) string {
+	examples := map[string]string{
+		"python": `for Python: "client": {"command": "python3", "args": ["client.py"]}`,
+		"node":   `for Node.js: "client": {"command": "node", "args": ["client.mjs"]}`,
+		"go":     `for Go: "client": {"command": ".kata/bin/client"}`,
+	}
+	if e, ok := examples[lang]; ok {
+		return e
+	}
+	return examples["python"] + "; " + examples["node"] + "; " + examples["go"]
+}
+
 // prepare reads the workspace, checks the graded parts, starts the Orders API and expands the
 // server's configuration. Every error is a *SubmissionError.
 func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error {
@@ -206,13 +220,13 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	p, ok := lib.Get(kc.Kata)
 	if !ok {
-		return submissionErr("kata.json", 0, "kata %q is not a known kata (known: %s)", kc.Kata, strings.Join(lib.IDs(), ", "))
+		return submissionErr("kata.json", 0, "kata %q is not a known kata (known: %s); a kata from your own packets needs --packets DIR or KATA_PATH", kc.Kata, strings.Join(lib.IDs(), ", "))
 	}
 	r.packet = p
 	r.rep.Kata = p.ID
 	if contains(p.Graded, "client") {
 		if kc.Client == nil {
-			return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command (for Python: "client": {"command": "python3", "args": ["client.py"]})`, p.ID)
+			return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command (%s)`, p.ID, clientExample(kc.Language))
 		}
 		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: processEnv(nil)}
 	}
@@ -789,11 +803,28 @@ func describeBehaviour(b *behaviour) string {
 	return b.kind
 }
 
+// protocolStep is the task step the run-wide stdout rule reports under: the step of the
+// fixture that expects a JSON-RPC error (the task's "keep the protocol clean" step), else the
+// last step any server fixture grades, so the test never lands under a step the task lacks.
+func protocolStep(set *katas.FixtureSet) int {
+	if set == nil {
+		return 1
+	}
+	last := 1
+	for _, f := range set.Fixtures {
+		if f.Expect.ProtocolError != 0 {
+			return f.Task
+		}
+		last = max(last, f.Task)
+	}
+	return last
+}
+
 // runStdoutCheck is the run-wide rule: nothing but JSON-RPC on stdout.
 func (r *run) runStdoutCheck() {
 	name := "stdout carries only JSON-RPC messages"
 	r.begin(name)
-	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: 5, Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
+	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
 	var probs []string
 	v := r.viol.all()
 	if len(v) > 0 {

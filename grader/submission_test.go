@@ -21,7 +21,8 @@ func TestUngradeableSubmissions(t *testing.T) {
 	}{
 		{"no kata.json", func(d string) { os.Remove(filepath.Join(d, "kata.json")) }, []string{"kata.json", "missing"}},
 		{"kata.json syntax", func(d string) { write(d, "kata.json", "{\n  \"kata\": \"mcp-structured-errors\",\n  language: 1\n}") }, []string{"kata.json:3:", "invalid JSON"}},
-		{"unknown kata", func(d string) { write(d, "kata.json", `{"kata": "no-such-kata"}`) }, []string{"kata.json", `"no-such-kata" is not a known kata`}},
+		{"unknown kata", func(d string) { write(d, "kata.json", `{"kata": "no-such-kata"}`) }, []string{"kata.json", `"no-such-kata" is not a known kata`, "--packets DIR or KATA_PATH"}},
+		{"no client command", func(d string) { write(d, "kata.json", `{"kata": "mcp-structured-errors", "language": "node"}`) }, []string{"kata.json", `has no "client" command`, `"command": "node", "args": ["client.mjs"]`}},
 		{"no orders server", func(d string) {
 			write(d, ".mcp.json", "{\n  \"mcpServers\": {\n    \"shop\": {\"command\": \"python3\", \"args\": [\"server.py\"]}\n  }\n}")
 		}, []string{".mcp.json:2:", `no server named "orders" (found: shop)`}},

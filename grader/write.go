@@ -72,12 +72,26 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	if r.Message != "" {
 		fmt.Fprintf(w, "\n%s\n", r.Message) // e.g. the run was interrupted
 	}
+	if !o.Verbose && hiddenStderr(r) {
+		fmt.Fprintln(w, "\nRun with -v to see your server's or client's stderr under each failed test.")
+	}
 	pass, fail, errored := r.Counts()
 	fmt.Fprintf(w, "\n%d passed, %d failed", pass, fail)
 	if errored > 0 {
 		fmt.Fprintf(w, ", %d errored", errored)
 	}
 	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
+}
+
+// hiddenStderr reports whether a test that did not pass has learner stderr that only the
+// verbose report shows.
+func hiddenStderr(r *Report) bool {
+	for _, t := range r.Tests {
+		if t.Status != StatusPass && strings.TrimSpace(t.Output) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // header is the report's first line: "kata grade · KATA · WORKSPACE", leaving out what is not

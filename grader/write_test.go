@@ -77,3 +77,25 @@ func TestTextReportGroupsByStep(t *testing.T) {
 		}
 	}
 }
+
+// TestTextReportPointsAtVerbose: a failed test's stderr is shown only with -v, so the plain
+// report says that it exists, and the verbose one (which shows it) and a report with no stderr
+// to show do not.
+func TestTextReportPointsAtVerbose(t *testing.T) {
+	const hint = "Run with -v"
+	var plain, verbose, none bytes.Buffer
+	WriteText(&plain, sampleReport(), TextOptions{})
+	WriteText(&verbose, sampleReport(), TextOptions{Verbose: true})
+	quiet := sampleReport()
+	quiet.Tests[1].Output = ""
+	WriteText(&none, quiet, TextOptions{})
+	if !strings.Contains(plain.String(), hint) {
+		t.Errorf("plain report with hidden stderr lacks %q:\n%s", hint, plain.String())
+	}
+	if strings.Contains(verbose.String(), hint) || !strings.Contains(verbose.String(), "stderr tail") {
+		t.Errorf("verbose report should show the stderr, not the hint:\n%s", verbose.String())
+	}
+	if strings.Contains(none.String(), hint) {
+		t.Errorf("report with no stderr to show has the hint:\n%s", none.String())
+	}
+}
