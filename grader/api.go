@@ -247,6 +247,11 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 		body = map[string]any{"error": "refund_limit_exceeded", "limit": 500}
 	case 429:
 		body["error"] = "rate_limited"
+	}
+	// Retry-After rides on a 429 and, as RFC 9110 §10.2.3 allows, on a 503; only a rate_limit
+	// error carries it in the payload (exercise-orders.md §4), so a 503 with the header checks
+	// that a server does not copy it into a transient error.
+	if b.status == 429 || b.status == 503 {
 		switch b.retryAfter {
 		case "seconds":
 			w.Header().Set("Retry-After", strconv.Itoa(b.delay))
