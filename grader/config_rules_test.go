@@ -75,3 +75,21 @@ func TestSecretRulesNameTheLine(t *testing.T) {
 		}
 	})
 }
+
+// TestKataJSONUnknownKey: a typo in kata.json ("clinet") is a submission error naming the key
+// and its line, not a silently ungraded client.
+func TestKataJSONUnknownKey(t *testing.T) {
+	dir := t.TempDir()
+	src := "{\n  \"kata\": \"mcp-structured-errors\",\n  \"language\": \"python\",\n  \"clinet\": {\"command\": \"python3\", \"args\": [\"client.py\"]}\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "kata.json"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadKataConfig(dir)
+	if err == nil || !strings.Contains(err.Error(), `unknown key "clinet"`) || !strings.Contains(err.Error(), "kata.json:4") {
+		t.Fatalf("LoadKataConfig: %v; want an error naming \"clinet\" at kata.json:4", err)
+	}
+	os.WriteFile(filepath.Join(dir, "kata.json"), []byte(strings.Replace(src, "clinet", "client", 1)), 0o644)
+	if kc, err := LoadKataConfig(dir); err != nil || kc.Client == nil {
+		t.Fatalf("the corrected file: %+v, %v", kc, err)
+	}
+}

@@ -134,6 +134,16 @@ func LoadKataConfig(dir string) (*KataConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	// kata.json is ours alone, so a key we do not know is a typo ("clinet") that would
+	// otherwise silently drop the client from grading
+	strict := json.NewDecoder(bytes.NewReader(src))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&KataConfig{}); err != nil {
+		if _, field, ok := strings.Cut(err.Error(), "unknown field "); ok {
+			name := strings.Trim(field, `"`)
+			return nil, submissionErr("kata.json", keyLine(src, name), "unknown key %q; kata.json knows kata, language, build {command, args} and client {command, args}", name)
+		}
+	}
 	if strings.TrimSpace(kc.Kata) == "" {
 		return nil, submissionErr("kata.json", keyLine(src, "kata"), `"kata" is missing: it names the kata this workspace solves`)
 	}
