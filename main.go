@@ -21,6 +21,7 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
+	"github.com/kata-mcp/kata/ui"
 )
 
 // exitError carries a process exit code out of a command.
@@ -118,9 +119,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runTUI(lib)
+			theme, _ := cmd.Flags().GetString("theme")
+			return runTUIWith(lib, ui.Options{}, theme)
 		},
 	}
+	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")

@@ -14,11 +14,6 @@ import (
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
-// runTUI opens the terminal UI on the library at the catalog.
-func runTUI(lib *katas.Library) error {
-	return runTUIWith(lib, ui.Options{}, "")
-}
-
 // runTUIWith opens the terminal UI with opts, the look decided by ui.Theme from theme (a --theme
 // value, "" for automatic) and the environment, and the progress store at
 // progress.DefaultPath() (KATA_STATE overrides it). A store that cannot be opened does not stop

@@ -343,9 +343,26 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		}
 		if _, err := fs.Stat(fsys, path.Join(dir, "templates", lang)); err != nil {
 			ps.add(manifestFile, jsonKeyLine(manifestSrc, "languages"), "language %q has no templates/%s folder", lang, lang)
+			continue
+		}
+		if len(m.Graded) == 0 {
+			continue
+		}
+		// a graded workspace starts with the two files the grader reads (Init drops ".tmpl")
+		for _, name := range []string{"kata.json", ".mcp.json"} {
+			rel := path.Join("templates", lang, name)
+			if !exists(fsys, path.Join(dir, rel)) && !exists(fsys, path.Join(dir, rel+".tmpl")) {
+				ps.add(manifestFile, jsonKeyLine(manifestSrc, "languages"), "templates/%s has no %s: a graded workspace needs it (the grader reads it to launch the learner's code)", lang, name)
+			}
 		}
 	}
 	return p, ps
+}
+
+// exists reports whether name is in fsys.
+func exists(fsys fs.FS, name string) bool {
+	_, err := fs.Stat(fsys, name)
+	return err == nil
 }
 
 // contractCategories reads contract.categories_from: errorCategory → isRetryable from an asset.

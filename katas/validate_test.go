@@ -161,6 +161,7 @@ func TestValidateChecksCompleteness(t *testing.T) {
 	m := packetWith(t, "packet.json", strings.Replace(mustRead(t, "testdata/packets/mini-kata/packet.json"),
 		`"layers": ["knowledge", "prompts", "examples", "agents", "templates"]`, `"layers": ["knowledge", "prompts", "examples", "templates"]`, 1)).(fstest.MapFS)
 	m["mini-kata/fixtures/client.json"] = &fstest.MapFile{Data: []byte("{}")}
+	delete(m, "mini-kata/templates/python/.mcp.json")
 	m["mini-kata/traps.md"] = &fstest.MapFile{Data: []byte("# Traps\n\nNone yet.\n")}
 	m["mini-kata/exam.md"] = &fstest.MapFile{Data: []byte("# Exam\n\n## `mk-01` Two\n\nScenario: customer-support\n\nChoose: 2\n\nWhich are true?\n\n" +
 		"- [x] A\n  > a\n- [x] B\n  > b\n- [ ] C\n  > c\n")}
@@ -170,6 +171,7 @@ func TestValidateChecksCompleteness(t *testing.T) {
 		"mini-kata/packet.json:9: layer \"agents\" is missing",
 		"mini-kata/fixtures/client.json: fixtures for \"client\", which packet.json does not grade",
 		"mini-kata/traps.md:1: no trap table",
+		"templates/python has no .mcp.json: a graded workspace needs it",
 		"mini-kata/exam.md:3: item mk-01: a multiple-response stem says how many to pick (\"Choose two.\")",
 	} {
 		if !strings.Contains(got, w) {
