@@ -30,6 +30,7 @@ type exitError struct{ code int }
 // exitInterrupted is kata grade's exit status when ctrl-c or SIGTERM stopped the run (128 + SIGINT).
 const exitInterrupted = 130
 
+// Error is "exit N"; main turns an exitError into the process's exit status.
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {

@@ -130,6 +130,8 @@ func (a *ordersAPI) retryAfterSent(id string) (float64, bool) {
 	return 0, false
 }
 
+// ServeHTTP answers one Orders API request (exercise-orders.md §2) as the fixture in force
+// for its id says, and counts it.
 func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	req := apiRequest{Method: r.Method, Path: r.URL.Path, Authorized: r.Header.Get("Authorization") == "Bearer "+a.token}

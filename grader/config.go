@@ -73,6 +73,7 @@ func configValues(mc *MCPConfig) []configValue {
 	return out
 }
 
+// String names the value for a learner: ".mcp.json:LINE: server \"NAME\" WHERE [KEY]".
 func (v configValue) String() string {
 	s := fmt.Sprintf(".mcp.json:%d: server %q %s", v.line, v.server, v.where)
 	if v.key != "" {

@@ -42,6 +42,7 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 // UndefinedVarError is an ${VAR} reference to a variable the grader does not define.
 type UndefinedVarError struct{ Name string }
 
+// Error names the variable and the .mcp.json line that references it.
 func (e *UndefinedVarError) Error() string {
 	return fmt.Sprintf("${%s} is not defined: the grader defines ORDERS_API_URL, ORDERS_API_TOKEN, ORDERS_API_TIMEOUT_SECONDS and, from your environment, only HOME, PATH, USER, LANG, TMPDIR (use ${%s:-default} to give a default)", e.Name, e.Name)
 }

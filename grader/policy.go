@@ -26,6 +26,7 @@ type traceEvent struct {
 	Invoke   int     // for outcome: how many invokes preceded it
 }
 
+// String is the event as the client harness protocol writes it, e.g. "sleep 17" (§5).
 func (e traceEvent) String() string {
 	switch e.Type {
 	case "sleep":

@@ -153,6 +153,7 @@ type tailBuffer struct {
 	total int64
 }
 
+// Write appends b, keeping only the newest cap bytes (the stderr tail of §7); it never fails.
 func (t *tailBuffer) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
