@@ -23,6 +23,7 @@ const referenceSeed = 1
 
 func newValidateCmd() *cobra.Command {
 	var seeds, refs string
+	var minItems int
 	cmd := &cobra.Command{
 		Use:   "validate [DIR...]",
 		Short: "Check packets and report every problem as file:line (exit 0 none, 1 problems, 2 cannot run)",
@@ -36,7 +37,7 @@ func newValidateCmd() *cobra.Command {
 			"(it must fail) and DIR/<kata>/<lang>/correct laid over it (it must pass).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			opts := katas.ValidateOptions{SeedsDir: seeds}
+			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems}
 			var all []katas.Validation
 			if len(args) == 0 {
 				vs, err := katas.Validate(packets.FS, "embedded", opts)
@@ -77,6 +78,7 @@ func newValidateCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().IntVar(&minItems, "min-items", katas.MinItems, "smallest item bank a packet may have (lower it for a small workshop packet)")
 	cmd.Flags().StringVar(&seeds, "seeds", "", "folder of the seed documents coverage.md cites: check every cited `DIR`/<seed> line exists")
 	cmd.Flags().StringVar(&refs, "references", "", "folder of reference solutions (`DIR`/<kata>/<lang>/correct): templates must fail, references pass")
 	return cmd

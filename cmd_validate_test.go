@@ -265,9 +265,14 @@ func TestDocsExamplePacketLoads(t *testing.T) {
 		t.Errorf("workspace: %v", err)
 	}
 	out, _, code = runKata(t, "validate", filepath.Join(dir, "hello-kata"))
-	want := filepath.Join(dir, "hello-kata", "exam.md") + ":1: 2 items; a packet needs at least 20\n"
+	want := filepath.Join(dir, "hello-kata", "exam.md") + ":1: 2 items; a packet needs at least 20 (a smaller workshop packet: kata validate --min-items N)\n"
 	if code != 1 || !strings.HasPrefix(out, want) || !strings.Contains(out, "1 packet(s), 1 problem(s)") {
 		t.Errorf("validate: exit %d, want 1 with the one problem %q:\n%s", code, want, out)
+	}
+	// a workshop packet of two items is whole once the minimum is lowered
+	out, _, code = runKata(t, "validate", "--min-items", "2", filepath.Join(dir, "hello-kata"))
+	if code != 0 || !strings.Contains(out, "1 packet(s), no problem") {
+		t.Errorf("validate --min-items 2: exit %d, want 0:\n%s", code, out)
 	}
 }
 

@@ -30,6 +30,9 @@ type ValidateOptions struct {
 	// must then exist in its seed and hold text. Empty skips that check (the seeds are not part
 	// of the repository).
 	SeedsDir string
+	// MinItems is the smallest item bank accepted; 0 means the package's MinItems (20). A
+	// workshop packet of a handful of items lowers it (kata validate --min-items).
+	MinItems int
 }
 
 // Validation is the outcome of validating one packet folder.
@@ -118,8 +121,12 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 		}
 	}
 	exam := path.Join(dir, "exam.md")
-	if _, err := fs.Stat(fsys, exam); err == nil && len(p.Items) < MinItems {
-		v.Problems.add(exam, 1, "%d items; a packet needs at least %d", len(p.Items), MinItems)
+	minItems := MinItems
+	if opts.MinItems > 0 {
+		minItems = opts.MinItems
+	}
+	if _, err := fs.Stat(fsys, exam); err == nil && len(p.Items) < minItems {
+		v.Problems.add(exam, 1, "%d items; a packet needs at least %d (a smaller workshop packet: kata validate --min-items N)", len(p.Items), minItems)
 	}
 	for _, it := range p.Items {
 		if it.Scenario != "" && !contains(ScenarioIDs, it.Scenario) {
