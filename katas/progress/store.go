@@ -78,6 +78,9 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("progress store %s: %w", path, err)
 		}
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("progress store %s: is a folder; the store is one file (set %s to a file path such as %s)", path, EnvPath, filepath.Join(path, "progress.db"))
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("progress store %s: %w", path, err)

@@ -485,3 +485,13 @@ func TestTwoStoresManyGoroutines(t *testing.T) {
 	}
 	checkConsistent(t, a, writers*n, writers*n/5, writers*n)
 }
+
+// TestOpenFolderSaysSo: a KATA_STATE that names a folder gets a message saying so and what to
+// set instead, not SQLite's "unable to open database file".
+func TestOpenFolderSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Open(dir)
+	if err == nil || !strings.Contains(err.Error(), "is a folder") || !strings.Contains(err.Error(), filepath.Join(dir, "progress.db")) {
+		t.Fatalf("Open(folder) = %v", err)
+	}
+}
