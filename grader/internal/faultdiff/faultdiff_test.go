@@ -32,4 +32,7 @@ func TestApplyUnifiedDiff(t *testing.T) {
 	if err := Apply(dir, "--- a/s.py\n+++ b/s.py\n@@ -1,1 +1,1 @@\n-zzz\n+y\n"); err == nil || !strings.Contains(err.Error(), "does not match") {
 		t.Errorf("stale diff: %v", err)
 	}
+	if err := Apply(dir, "just prose, no diff\n"); err == nil {
+		t.Error("a diff without files was accepted")
+	}
 }
