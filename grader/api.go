@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // ordersAPI is the Orders API of exercise-orders.md §2, played by the grader on 127.0.0.1.
@@ -40,10 +42,10 @@ type apiRequest struct {
 
 // behaviour is what the service does for one id.
 type behaviour struct {
-	kind       string // a katas.Backend* kind
+	kind       katas.BackendKind
 	status     int
-	retryAfter string // "seconds", "http-date" or "none"
-	delay      int    // Retry-After seconds to send
+	retryAfter katas.RetryAfterForm
+	delay      int // Retry-After seconds to send
 	order      map[string]any
 	refund     map[string]any
 	pages      [][]map[string]any
@@ -255,10 +257,10 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 	// that a server does not copy it into a transient error.
 	if b.status == 429 || b.status == 503 {
 		switch b.retryAfter {
-		case "seconds":
+		case katas.RetryAfterSeconds:
 			w.Header().Set("Retry-After", strconv.Itoa(b.delay))
 			a.noteRetryAfter(b, float64(b.delay))
-		case "http-date", "http-date-past":
+		case katas.RetryAfterHTTPDate, katas.RetryAfterHTTPDatePast:
 			at := time.Now().Add(time.Duration(b.delay) * time.Second)
 			w.Header().Set("Retry-After", at.UTC().Format(http.TimeFormat))
 			// The date has whole-second resolution: what it stands for is measured from now.

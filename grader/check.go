@@ -188,7 +188,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 		if v, ok := payload["isError"]; ok && v != false {
 			add("the payload's isError is %s; a success may only carry false", jsonText(v))
 		}
-		key := map[string]string{"order": "order", "refund": "refund", "orders": "orders", "empty": "orders"}[f.Expect.Success]
+		key := f.Expect.Success.PayloadKey()
 		if _, present := payload[key]; !present {
 			add(`%q is missing from the payload (keys: %s); a success carries {%q: ...}`, key, keysOf(payload), key)
 			checkRequests(f, dr, out, add)
@@ -265,12 +265,12 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) []s
 	if _, inContract := c.Fields["retryAfterSeconds"]; inContract {
 		ra, present := payload["retryAfterSeconds"]
 		n, isNum := ra.(float64)
-		if f.Expect.RetryAfter == "header" {
+		if f.Expect.RetryAfter == katas.RetryAfterFromHeader {
 			tol := 0.0 // delay-seconds are exact; an HTTP-date is converted within 2 s (§4)
-			if f.Backend.RetryAfter == "http-date" {
+			if f.Backend.RetryAfter == katas.RetryAfterHTTPDate {
 				tol = 2
 			}
-			past := f.Backend.RetryAfter == "http-date-past"
+			past := f.Backend.RetryAfter == katas.RetryAfterHTTPDatePast
 			switch {
 			case !out.hasRetryAfterSent:
 				add("the Orders API never sent its 429 (no request reached it)")

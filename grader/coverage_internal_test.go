@@ -133,7 +133,7 @@ func TestFixturesCoverEveryMappingRow(t *testing.T) {
 					}
 				}
 				if b.RetryAfter != "" {
-					have["retry-after:"+b.RetryAfter] = true
+					have["retry-after:"+string(b.RetryAfter)] = true
 				}
 			}
 			want := []string{"missing", "malformed", "401", "403", "404", "429", "500", "502", "503", "504", "refused", "timeout"}

@@ -175,9 +175,9 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 	}
 	if beh.status == 429 {
 		switch b.RetryAfter {
-		case "http-date":
+		case katas.RetryAfterHTTPDate:
 			beh.delay = d.between(20, 300)
-		case "http-date-past":
+		case katas.RetryAfterHTTPDatePast:
 			beh.delay = -d.between(20, 300)
 		default:
 			beh.delay = d.between(2, 120)

@@ -769,11 +769,11 @@ func describeBehaviour(b *behaviour) string {
 		s := fmt.Sprintf("answered %d", b.status)
 		if b.status == 429 {
 			switch b.retryAfter {
-			case "seconds":
+			case katas.RetryAfterSeconds:
 				s += fmt.Sprintf(" with Retry-After: %d", b.delay)
-			case "http-date":
+			case katas.RetryAfterHTTPDate:
 				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s ahead", b.delay)
-			case "http-date-past":
+			case katas.RetryAfterHTTPDatePast:
 				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s in the past", -b.delay)
 			default:
 				s += " without a Retry-After header"
@@ -800,7 +800,7 @@ func describeBehaviour(b *behaviour) string {
 		}
 		return s
 	}
-	return b.kind
+	return string(b.kind)
 }
 
 // protocolStep is the task step the run-wide stdout rule reports under: the step of the

@@ -2,6 +2,7 @@ package katas
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -61,7 +62,7 @@ func parseConfigRules(file string, src []byte, ps *Problems) *ConfigSet {
 		if r.Task < 1 {
 			bad("task must name a task step")
 		}
-		if !contains(ConfigChecks, r.Check) {
+		if !slices.Contains(ConfigChecks, r.Check) {
 			bad("unknown check %q (known: %s)", r.Check, strings.Join(ConfigChecks, ", "))
 		}
 		seen[r.ID] = true

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -263,7 +265,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		if cats, err := contractCategories(fsys, dir, rel); err != nil {
 			ps.addErr(path.Join(dir, rel), err)
 		} else {
-			if m.Contract.Categories != nil && !sameCategories(m.Contract.Categories, cats) {
+			if m.Contract.Categories != nil && !maps.Equal(m.Contract.Categories, cats) {
 				ps.add(manifestFile, jsonKeyLine(manifestSrc, "categories"), "contract.categories disagrees with %s; keep one source", rel)
 			}
 			m.Contract.Categories = cats
@@ -271,7 +273,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 	}
 	p.Manifest = *m
 	for _, layer := range m.Layers {
-		if !contains(LayerNames, layer) {
+		if !slices.Contains(LayerNames, layer) {
 			continue // reported by parseManifest
 		}
 		files, err := layerFiles(fsys, dir, layer)
@@ -289,7 +291,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		return ok || !taskOK
 	}
 	for _, part := range m.Graded {
-		if !contains(gradedParts, part) {
+		if !slices.Contains(gradedParts, part) {
 			continue // reported by parseManifest
 		}
 		src, file, ok := read(path.Join("fixtures", part+".json"))
@@ -411,16 +413,4 @@ func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-func sameCategories(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

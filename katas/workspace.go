@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -31,7 +32,7 @@ var ErrWorkspaceExists = errors.New("workspace folder is not empty")
 // folder gives ErrWorkspaceExists and is left untouched. Python byte-code caches are skipped,
 // and a trailing TemplateSuffix is removed from file names.
 func (p *Packet) Init(dir, lang string) error {
-	if !contains(p.Languages, lang) {
+	if !slices.Contains(p.Languages, lang) {
 		return fmt.Errorf("kata %s has no %q template (languages: %s)", p.ID, lang, strings.Join(p.Languages, ", "))
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
