@@ -149,6 +149,10 @@ func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
 		r.begin(rule.Name)
 		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
-		r.end(t, checkConfigRule(rule.Check, r.mcp), "")
+		var probs problems
+		for _, text := range checkConfigRule(rule.Check, r.mcp) {
+			probs.add(RuleID(rule.ID), "%s", text)
+		}
+		r.end(t, probs, "")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,7 +236,7 @@ func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 		"not text [0]": {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png"}}},
 	} {
 		probs := checkCall(f, dr, callOutcome{res: res}, c)
-		if !strings.Contains(strings.Join(probs, "\n"), "content block") {
+		if !strings.Contains(strings.Join(probs.texts(), "\n"), "content block") || !slices.Equal(probs.rules(), []RuleID{RuleTextMirror}) {
 			t.Errorf("%s: problems %q do not name the content block", name, probs)
 		}
 	}
@@ -247,7 +248,7 @@ func TestMissingSuccessKeySaysMissing(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "search-empty")
 	dr := newDrawer(1).draw(f, 0, "")
-	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c), "\n")
+	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c).texts(), "\n")
 	if !strings.Contains(probs, `"orders" is missing`) || strings.Contains(probs, "null") {
 		t.Errorf("problems %q; want `\"orders\" is missing`, no null", probs)
 	}
@@ -328,9 +329,10 @@ func TestUnauthorizedRequestSaysTheAPIAnswered401(t *testing.T) {
 	f := katas.Fixture{Backend: katas.Backend{Kind: katas.BackendOK}}
 	dr := drawn{beh: &behaviour{kind: katas.BackendOK}}
 	out := callOutcome{requests: []apiRequest{{Method: "GET", Path: "/orders/ORD-1234", Authorized: false}}}
-	var got []string
-	checkRequests(f, dr, out, func(format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) })
-	if len(got) != 1 || !strings.Contains(got[0], "/orders/ORD-1234") || !strings.Contains(got[0], "answered it 401") || !strings.Contains(got[0], "${ORDERS_API_TOKEN}") {
+	var ps problems
+	checkRequests(f, dr, out, &ps)
+	got := ps.texts()
+	if len(got) != 1 || ps[0].rule != RuleBearerToken || !strings.Contains(got[0], "/orders/ORD-1234") || !strings.Contains(got[0], "answered it 401") || !strings.Contains(got[0], "${ORDERS_API_TOKEN}") {
 		t.Errorf("problems %q; want one naming the path, the 401 and ${ORDERS_API_TOKEN}", got)
 	}
 }

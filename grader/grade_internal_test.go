@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,7 +199,7 @@ func TestNodeShimWarmsUpFetch(t *testing.T) {
 	lib := embeddedLibrary(t)
 	for _, id := range lib.IDs() {
 		p, _ := lib.Get(id)
-		if !contains(p.Languages, "node") || p.Fixtures["server"] == nil {
+		if !slices.Contains(p.Languages, "node") || p.Fixtures["server"] == nil {
 			continue
 		}
 		dir := filepath.Join(t.TempDir(), id)

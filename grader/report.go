@@ -1,7 +1,11 @@
 package grader
 
 import (
+	"sort"
+	"strings"
 	"time"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
@@ -48,6 +52,9 @@ type TestResult struct {
 	TaskID int `json:"task_id"`
 	// Rule is the contract rule the test checks, in words.
 	Rule string `json:"rule,omitempty"`
+	// FailedRules are the ids of the rules the test found broken (rules.go; explained in
+	// docs/grading.md#rule-<id>), in the order found; empty when it passed.
+	FailedRules []RuleID `json:"failed_rules,omitempty"`
 	// Duration of the test; not serialised.
 	Duration time.Duration `json:"-"`
 }
@@ -97,4 +104,106 @@ type Event struct {
 	// Done and Total count finished tests and all tests of the run.
 	Done, Total int
 	Message     string
+}
+
+// begin announces a test.
+func (r *run) begin(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.Progress != nil {
+		r.opts.Progress(Event{Phase: PhaseStart, Test: name, Done: r.done, Total: r.total})
+	}
+}
+
+func (r *run) info(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.Progress != nil {
+		r.opts.Progress(Event{Phase: PhaseInfo, Message: msg, Done: r.done, Total: r.total})
+	}
+}
+
+// finish sets a test's status from its problems (none is a pass) and its message.
+func finish(t TestResult, probs []string, detail string) TestResult {
+	if t.Status == "" {
+		t.Status = StatusPass
+		if len(probs) > 0 {
+			t.Status = StatusFail
+		}
+	}
+	if len(probs) > 0 {
+		t.Message = strings.Join(probs, "\n")
+		if detail != "" {
+			t.Message += "\n" + detail
+		}
+	}
+	return t
+}
+
+// end records a test from its problems.
+func (r *run) end(t TestResult, probs problems, detail string) {
+	t.FailedRules = probs.rules()
+	r.record(finish(t, probs.texts(), detail))
+}
+
+// announce reports a finished test to the progress callback without recording it.
+func (r *run) announce(t TestResult) TestResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
+	if r.opts.Progress != nil {
+		tc := t
+		r.opts.Progress(Event{Phase: PhaseDone, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
+	}
+	return t
+}
+
+// record announces a test and appends it to the report.
+func (r *run) record(t TestResult) {
+	r.announce(t)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Tests = append(r.rep.Tests, t)
+}
+
+func (r *run) finish() *Report {
+	r.rep.Status = StatusPass
+	for _, t := range r.rep.Tests {
+		if t.Status != StatusPass {
+			r.rep.Status = StatusFail
+		}
+	}
+	r.rep.DurationMS = time.Since(r.start).Milliseconds()
+	return r.rep
+}
+
+func (r *run) finishError(err error) *Report {
+	r.rep.Status = StatusError
+	r.rep.Message = err.Error()
+	r.rep.Tests = []TestResult{}
+	r.rep.DurationMS = time.Since(r.start).Milliseconds()
+	return r.rep
+}
+
+// StepTitles maps task step numbers to titles for a report's kata, for grouping output.
+func StepTitles(p *katas.Packet) map[int]string {
+	m := map[int]string{}
+	for _, s := range p.Task.Steps {
+		m[s.Number] = s.Title
+	}
+	return m
+}
+
+// sortedSteps returns the task ids present in tests, ascending.
+func sortedSteps(tests []TestResult) []int {
+	seen := map[int]bool{}
+	var ids []int
+	for _, t := range tests {
+		if !seen[t.TaskID] {
+			seen[t.TaskID] = true
+			ids = append(ids, t.TaskID)
+		}
+	}
+	sort.Ints(ids)
+	return ids
 }

@@ -209,10 +209,3 @@ func isJSONRPC(b []byte) bool {
 	}
 	return b[0] == '{' && json.Unmarshal(b, &m) == nil && m.JSONRPC == "2.0"
 }
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
