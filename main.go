@@ -191,14 +191,23 @@ func newListCmd() *cobra.Command {
 
 func newShowCmd() *cobra.Command {
 	var layer string
+	var rules bool
 	cmd := &cobra.Command{
 		Use:   "show KATA",
-		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise)",
+		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise), or its graded rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
+			}
+			if rules {
+				p, ok := lib.Get(args[0])
+				if !ok {
+					return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
+				}
+				grader.WriteRules(cmd.OutOrStdout(), p)
+				return nil
 			}
 			l, err := lib.LoadLayer(args[0], layer)
 			if err != nil {
@@ -213,6 +222,7 @@ func newShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&layer, "layer", "knowledge", "layer to show: "+strings.Join(katas.LayerNames, ", "))
+	cmd.Flags().BoolVar(&rules, "rules", false, "list the rules the kata grades, by id (explained in docs/grading.md#rules)")
 	return cmd
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 )
 
-// ordersAPI is the Orders API of exercise-orders.md §2, played by the grader on 127.0.0.1.
+// ordersAPI is the Orders API of docs/grading.md#orders-api, played by the grader on 127.0.0.1.
 // Each fixture registers how the service behaves for its own ids, so a server that makes an
 // extra lookup is not confused; requests are counted per id.
 type ordersAPI struct {
@@ -64,7 +64,7 @@ type behaviour struct {
 // slowHold is how long the "slow" behaviour holds a request before answering after all: six
 // times ORDERS_API_TIMEOUT_SECONDS, so a server honouring that timeout has long given up (with a
 // fair margin on a loaded machine), and less than the 5 s production default, so a server that
-// hard-codes 5 s (or has no timeout) gets the late answer and is caught (exercise-orders.md §2).
+// hard-codes 5 s (or has no timeout) gets the late answer and is caught (docs/grading.md#api-timeout).
 const slowHold = 6 * apiTimeout
 
 // startOrdersAPI listens on a free loopback port.
@@ -132,7 +132,7 @@ func (a *ordersAPI) retryAfterSent(id string) (float64, bool) {
 	return 0, false
 }
 
-// ServeHTTP answers one Orders API request (exercise-orders.md §2) as the fixture in force
+// ServeHTTP answers one Orders API request (docs/grading.md#orders-api) as the fixture in force
 // for its id says, and counts it.
 func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
@@ -237,7 +237,7 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeStatus answers with a fixture's error status and the body §2 gives it.
+// writeStatus answers with a fixture's error status and the body docs/grading.md#api-failures gives it.
 func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 	body := map[string]any{"error": "unavailable"}
 	switch b.status {
@@ -253,7 +253,7 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 		body["error"] = "rate_limited"
 	}
 	// Retry-After rides on a 429 and, as RFC 9110 §10.2.3 allows, on a 503; only a rate_limit
-	// error carries it in the payload (exercise-orders.md §4), so a 503 with the header checks
+	// error carries it in the payload (docs/grading.md#retry-after-seconds), so a 503 with the header checks
 	// that a server does not copy it into a transient error.
 	if b.status == 429 || b.status == 503 {
 		switch b.retryAfter {

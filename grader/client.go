@@ -199,7 +199,7 @@ func (c *clientProc) send(v any) error {
 	return err
 }
 
-// clientMsg is any message from the client (exercise-orders.md §5).
+// clientMsg is any message from the client (docs/grading.md#client-messages).
 type clientMsg struct {
 	Type     string          `json:"type"`
 	ID       string          `json:"id"`

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -62,5 +63,23 @@ func TestCheckerReadsTheContract(t *testing.T) {
 	ps = checkCall(f429, dr429, callOutcome{res: result(wrong, true), hasRetryAfterSent: true, retryAfterSent: 17}, c)
 	if !slices.Equal(ps.rules(), []RuleID{RuleRetryAfterNull}) || !strings.Contains(ps.texts()[0], "only a transient error carries a wait") {
 		t.Errorf("carried_by: rules %v, problems %q; want retry-after-null saying only transient carries it", ps.rules(), ps.texts())
+	}
+}
+
+// TestSchemaType: tools/list wants each tool's inputSchema to be a JSON Schema object.
+func TestSchemaType(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type": "object", "properties": {}}`: "object",
+		`{"type": "string"}`:                   `"string"`,
+		`{"properties": {}}`:                   "(none)",
+		`{"type": ["object", "null"]}`:         `["object","null"]`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(schema), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := schemaType(v); got != want {
+			t.Errorf("schemaType(%s) = %s; want %s", schema, got, want)
+		}
 	}
 }

@@ -25,7 +25,7 @@ func embeddedLibrary(t testing.TB) *katas.Library {
 
 // TestEveryRunTriesEveryStatusAndMalformedForm: whatever the seed, a fixture with a status
 // list makes one call per status, and one with a malformed placeholder makes one call per
-// malformed form, the empty string included (exercise-orders.md §2: the seed varies values,
+// malformed form, the empty string included (docs/grading.md#seed: the seed varies values,
 // never coverage). Before, the seed picked one status and one form per run.
 func TestEveryRunTriesEveryStatusAndMalformedForm(t *testing.T) {
 	lib := embeddedLibrary(t)
@@ -93,7 +93,7 @@ func customerIDPattern(s string) bool {
 }
 
 // TestFixturesCoverEveryMappingRow: for every tool a kata's server exposes, the fixtures
-// exercise each row of exercise-orders.md §4 that the tool can meet: a missing and a
+// exercise each row of docs/grading.md#category-mapping that the tool can meet: a missing and a
 // malformed argument, 401 and 403, 404, 429, each of 500/502/503/504, a refused connection
 // and a timeout; and, where the contract has retryAfterSeconds, Retry-After as seconds, as a
 // future and a past HTTP-date, and absent. Before, search_orders' error rows were never tried.
@@ -196,7 +196,7 @@ func result(payload map[string]any, isError bool) *mcp.CallToolResult {
 }
 
 // TestPastRetryAfterDateMeansZero: an HTTP-date already passed means no wait, so
-// retryAfterSeconds must be 0 (within the 2 s §4 allows an HTTP-date) — not negative, not
+// retryAfterSeconds must be 0 (within the 2 s docs/grading.md#retry-after-seconds allows an HTTP-date) — not negative, not
 // null, not a string.
 func TestPastRetryAfterDateMeansZero(t *testing.T) {
 	lib := embeddedLibrary(t)
@@ -219,7 +219,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 }
 
 // TestTextBlockMirrorsStructuredContent: a result with structuredContent whose first text
-// block is prose, another JSON value, or absent fails (exercise-orders.md §3).
+// block is prose, another JSON value, or absent fails (docs/grading.md#tool-results).
 func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "lookup-not-found")

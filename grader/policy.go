@@ -9,7 +9,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 )
 
-// Client outcome actions (exercise-orders.md §5).
+// Client outcome actions (docs/grading.md#client-messages).
 const (
 	ActionSuccess   = "success"
 	ActionEscalate  = "escalate"
@@ -29,7 +29,7 @@ type traceEvent struct {
 	rule RuleID
 }
 
-// String is the event as the client harness protocol writes it, e.g. "sleep 17" (§5).
+// String is the event as the client harness protocol writes it, e.g. "sleep 17" (docs/grading.md#client-messages).
 func (e traceEvent) String() string {
 	switch e.Type {
 	case "sleep":

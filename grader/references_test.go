@@ -1,6 +1,7 @@
 package grader_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -146,6 +147,12 @@ func TestReferenceSubmissions(t *testing.T) {
 									t.Logf("%s: %s", tr.ID, tr.Message)
 								}
 							}
+						}
+						// Learner text reaches every report sanitised (docs/grading.md#failure-messages).
+						var text bytes.Buffer
+						grader.WriteText(&text, rep, grader.TextOptions{Verbose: true})
+						if strings.ContainsRune(text.String(), 0x1b) {
+							t.Errorf("seed %d: the text report carries an escape sequence", seed)
 						}
 						assertNoProcessesIn(t, dir)
 					}

@@ -18,7 +18,7 @@ const (
 
 // Report is the outcome of one grading run. Its JSON field names follow Exercism's
 // results.json v3 (version, status, message, tests) plus kata, seed and duration_ms
-// (exercise-orders.md §6).
+// (docs/grading.md#json-report).
 type Report struct {
 	Version int    `json:"version"`
 	Status  string `json:"status"`
@@ -74,7 +74,7 @@ func (r *Report) Counts() (pass, fail, errored int) {
 	return
 }
 
-// ExitCode is the process exit code for the report (exercise-orders.md §6): 0 when every test
+// ExitCode is the process exit code for the report (docs/grading.md#exit-codes): 0 when every test
 // passed, 1 when some test failed, 2 when the submission could not be graded.
 func (r *Report) ExitCode() int {
 	switch r.Status {
@@ -148,6 +148,7 @@ func (r *run) end(t TestResult, probs problems, detail string) {
 
 // announce reports a finished test to the progress callback without recording it.
 func (r *run) announce(t TestResult) TestResult {
+	t = sanitizeTest(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
@@ -160,7 +161,7 @@ func (r *run) announce(t TestResult) TestResult {
 
 // record announces a test and appends it to the report.
 func (r *run) record(t TestResult) {
-	r.announce(t)
+	t = r.announce(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Tests = append(r.rep.Tests, t)
@@ -179,7 +180,7 @@ func (r *run) finish() *Report {
 
 func (r *run) finishError(err error) *Report {
 	r.rep.Status = StatusError
-	r.rep.Message = err.Error()
+	r.rep.Message = Sanitize(err.Error())
 	r.rep.Tests = []TestResult{}
 	r.rep.DurationMS = time.Since(r.start).Milliseconds()
 	return r.rep

@@ -18,13 +18,13 @@ import (
 	"github.com/kata-mcp/kata/katas"
 )
 
-// Grading constants from exercise-orders.md §2 and §7.
+// Grading constants from docs/grading.md#deadlines.
 const (
 	// apiTimeout is ORDERS_API_TIMEOUT_SECONDS as the grader hands it to the server.
 	apiTimeout = 500 * time.Millisecond
 	// callSlack is added to apiTimeout × pages for each call's deadline.
 	callSlack = 5 * time.Second
-	// runDeadline bounds a whole grading run (exercise-orders.md §7). When a kata grades both a
+	// runDeadline bounds a whole grading run (docs/grading.md#deadlines). When a kata grades both a
 	// server and a client, the run's time is split into serverBudget and clientBudget, so a
 	// server that hangs on every call cannot leave the client tests "not run".
 	runDeadline = 60 * time.Second
@@ -35,11 +35,11 @@ const (
 	tailLines = 20
 	// outputCap bounds a test's stderr output in the report.
 	outputCap = 4 << 10
-	// gotCap bounds the "what came back" part of a failure message (2 KiB, §6).
+	// gotCap bounds the "what came back" part of a failure message (2 KiB, docs/grading.md#failure-messages).
 	gotCap = 2 << 10
 )
 
-// serverName is the .mcp.json entry the grader launches (exercise-orders.md §1).
+// serverName is the .mcp.json entry the grader launches (docs/grading.md#mcp-json).
 const serverName = "orders"
 
 // run is the state of one grading run.
@@ -290,7 +290,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 }
 
 // checkClientCommand makes sure kata.json's client command can be started: a missing program
-// is a submission error (exit 2, exercise-orders.md §6), not a failure of every client test.
+// is a submission error (exit 2, docs/grading.md#exit-codes), not a failure of every client test.
 func checkClientCommand(dir string, c *Command, raw []byte) error {
 	path := resolveCommand(dir, c.Command)
 	if _, err := exec.LookPath(path); err != nil {

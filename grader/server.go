@@ -5,6 +5,7 @@ package grader
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -177,8 +178,13 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 			have[tool.Name] = tool
 		}
 		for _, want := range r.packet.Tools {
-			if _, ok := have[want]; !ok {
+			tool, ok := have[want]
+			if !ok {
 				probs.add(RuleToolsList, "tool %q is not listed (listed: %s)", want, toolNames(res.Tools))
+				continue
+			}
+			if typ := schemaType(tool.InputSchema); typ != "object" {
+				probs.add(RuleToolsList, "tool %q has an inputSchema of type %s; a tool's input schema is a JSON Schema object, {\"type\": \"object\", \"properties\": {...}} (MCP spec 2025-11-25, tools)", want, typ)
 			}
 		}
 	}
@@ -197,7 +203,7 @@ func toolNames(tools []*mcp.Tool) string {
 	return strings.Join(names, ", ")
 }
 
-// callDeadline is the per-call deadline of exercise-orders.md §2: timeout × pages + 5 s.
+// callDeadline is the per-call deadline of docs/grading.md#api-timeout: timeout × pages + 5 s.
 func callDeadline(dr drawn) time.Duration {
 	pages := 1
 	if dr.beh != nil && len(dr.beh.pages) > 1 {
@@ -442,4 +448,20 @@ func (r *run) runStdoutCheck() {
 		probs.add(RuleStdoutProtocol, "%s", p)
 	}
 	r.end(t, probs, "")
+}
+
+// schemaType is the "type" of a tool's inputSchema as the learner sent it, quoted, or
+// "(none)" when it has none.
+func schemaType(schema any) string {
+	b, _ := json.Marshal(schema)
+	var s struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(b, &s) != nil || s.Type == nil {
+		return "(none)"
+	}
+	if t, ok := s.Type.(string); ok && t == "object" {
+		return t
+	}
+	return jsonText(s.Type)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ConfigChecks are the config rules the grader implements, by name (exercise-orders.md §6):
+// ConfigChecks are the config rules the grader implements, by name (docs/grading.md#config-rules):
 //   - "credential-refs": env and header values whose name looks like a credential are ${VAR}
 //     references, never literals;
 //   - "no-literal-secrets": no string anywhere in .mcp.json matches a secret detector rule

@@ -33,12 +33,12 @@ type Fixture struct {
 	Expect    Expect         `json:"expect"`
 }
 
-// Backend is what the grader's Orders API does for the fixture's ids (exercise-orders.md §2).
+// Backend is what the grader's Orders API does for the fixture's ids (docs/grading.md#api-failures).
 type Backend struct {
 	// Kind is one of the Backend* constants.
 	Kind BackendKind `json:"kind"`
 	// Status lists HTTP statuses for BackendStatus (and FailPage). Every status is tried in
-	// every run, each with its own call and ids (exercise-orders.md §2: the seed varies values,
+	// every run, each with its own call and ids (docs/grading.md#seed: the seed varies values,
 	// never coverage).
 	Status []int `json:"status,omitempty"`
 	// RetryAfter is the form of the Retry-After header a 429 carries: one of the RetryAfter*

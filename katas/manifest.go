@@ -34,7 +34,7 @@ type Manifest struct {
 	Contract      Contract `json:"contract"`
 }
 
-// Contract is a kata's typed error payload as data (exercise-orders.md §4): the categories with
+// Contract is a kata's typed error payload as data (docs/grading.md#error-payload): the categories with
 // each one's retryability, and the payload fields with their JSON types. One generic checker in
 // the grader applies it, so a new kata needs no Go code.
 type Contract struct {
