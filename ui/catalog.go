@@ -12,13 +12,13 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // catalogModel lists the packets with the learner's progress in each; enter opens one, x starts
 // a mock exam, r reviews the cards due today.
 type catalogModel struct {
 	c        *common
-	keys     catalogKeys
 	packets  []*katas.Packet
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
@@ -65,17 +65,19 @@ func (m *catalogModel) Refresh() tea.Cmd {
 }
 
 func newCatalog(c *common) *catalogModel {
-	return &catalogModel{c: c, keys: newCatalogKeys(), packets: c.lib.Packets()}
+	return &catalogModel{c: c, packets: c.lib.Packets()}
 }
 
 // ShortHelp lists the catalog's keys.
 func (m *catalogModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.keys.Up, m.keys.Open, m.keys.Exam, m.keys.Review}
+	k := m.c.keys
+	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review}
 }
 
 // FullHelp lists the catalog's keys.
 func (m *catalogModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Up, m.keys.Open}, {m.keys.Exam, m.keys.Review}}
+	k := m.c.keys
+	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open}, {k.Catalog.MockExam, k.Catalog.Review}}
 }
 
 // SetSize records the space the catalog has.
@@ -116,21 +118,22 @@ const staleAfter = time.Minute
 
 // key handles a key press.
 func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
+	keys := m.c.keys
 	switch {
-	case key.Matches(k, m.keys.Exam):
+	case key.Matches(k, keys.Catalog.MockExam):
 		return func() tea.Msg { return startMockMsg{} }
-	case key.Matches(k, m.keys.Review):
+	case key.Matches(k, keys.Catalog.Review):
 		return func() tea.Msg { return startReviewMsg{} }
 	}
 	if len(m.packets) == 0 {
 		return nil
 	}
 	switch {
-	case key.Matches(k, m.keys.Up):
+	case key.Matches(k, keys.Cursor.Up):
 		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(k, m.keys.Down):
+	case key.Matches(k, keys.Cursor.Down):
 		m.cursor = min(m.cursor+1, len(m.packets)-1)
-	case key.Matches(k, m.keys.Open):
+	case key.Matches(k, keys.Catalog.Open):
 		id := m.packets[m.cursor].ID
 		return func() tea.Msg { return openPacketMsg{id: id} }
 	}
@@ -191,16 +194,17 @@ func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) s
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *catalogModel) View() string {
 	st := m.c.st
+	k := m.c.keys.Catalog
 	sub := count(len(m.packets), "kata", "katas")
 	if m.c.store != nil {
-		sub += fmt.Sprintf(" · due today (%d): r review", m.due)
+		sub += fmt.Sprintf(" · due today (%d): %s review", m.due, keymap.Name(k.Review))
 	} else {
-		sub += " · r review"
+		sub += " · " + keymap.Name(k.Review) + " review"
 	}
 	if m.open {
-		sub += " · x resume the unfinished exam"
+		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished exam"
 	} else {
-		sub += " · x mock exam"
+		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
 	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(truncate(sub, m.width)), ""}
 	if len(m.packets) == 0 {

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // kataHeader is the number of lines above the viewport: title and tabs.
@@ -20,7 +21,6 @@ const kataHeader = 2
 type kataModel struct {
 	c      *common
 	p      *katas.Packet
-	keys   kataKeys
 	layer  int // index into p.Layers
 	want   renderKey
 	shown  renderKey // key of the content in the viewport
@@ -35,27 +35,29 @@ type kataModel struct {
 }
 
 func newKata(c *common, p *katas.Packet) *kataModel {
-	return &kataModel{c: c, p: p, keys: newKataKeys(), vp: viewport.New()}
+	return &kataModel{c: c, p: p, vp: viewport.New()}
 }
 
 // ShortHelp lists the kata screen's keys.
 func (m *kataModel) ShortHelp() []key.Binding {
+	k := m.c.keys.Kata
 	if m.prompts != nil {
-		return []key.Binding{m.keys.Copy}
+		return []key.Binding{k.Copy}
 	}
-	b := []key.Binding{m.keys.Next}
+	b := []key.Binding{k.Next}
 	if m.layerName() == promptsLayer {
-		b = append(b, m.keys.Copy)
+		b = append(b, k.Copy)
 	}
-	return append(b, m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task, m.keys.scroll.Up)
+	return append(b, k.Quiz, k.Drill, k.Traps, k.Task, m.c.keys.Read.Up)
 }
 
 // FullHelp lists the kata screen's keys in columns.
 func (m *kataModel) FullHelp() [][]key.Binding {
+	k, r := m.c.keys.Kata, m.c.keys.Read
 	return [][]key.Binding{
-		{m.keys.Next, m.keys.Layer, m.keys.Copy},
-		{m.keys.scroll.Up, m.keys.scroll.PageUp, m.keys.scroll.Top},
-		{m.keys.Exam, m.keys.Drill, m.keys.Traps, m.keys.Task},
+		{k.Next, k.Layer, k.Copy},
+		{r.Up, r.PageUp, r.Top},
+		{k.Quiz, k.Drill, k.Traps, k.Task},
 	}
 }
 
@@ -146,28 +148,28 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 		if m.prompts != nil {
 			return m.pick(msg)
 		}
+		k := m.c.keys.Kata
 		switch {
-		case key.Matches(msg, m.keys.Copy) && m.layerName() == promptsLayer:
+		case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer:
 			return loadPrompts(m.c.lib, m.p.ID)
-		case key.Matches(msg, m.keys.Drill):
+		case key.Matches(msg, k.Drill):
 			return navigate(drillScreen)
-		case key.Matches(msg, m.keys.Next):
+		case key.Matches(msg, k.Next):
 			return m.selectLayer(m.layer + 1)
-		case key.Matches(msg, m.keys.Prev):
+		case key.Matches(msg, k.Prev):
 			return m.selectLayer(m.layer - 1)
-		case key.Matches(msg, m.keys.Layer):
-			i := int(msg.String()[0] - '1')
-			if i < len(m.p.Layers) {
+		case key.Matches(msg, k.Layer):
+			if i := keymap.Index(k.Layer, msg.String()); i < len(m.p.Layers) {
 				return m.selectLayer(i)
 			}
-		case key.Matches(msg, m.keys.Exam):
-			return navigate(examScreen)
-		case key.Matches(msg, m.keys.Traps):
+		case key.Matches(msg, k.Quiz):
+			return navigate(quizScreen)
+		case key.Matches(msg, k.Traps):
 			return navigate(trapsScreen)
-		case key.Matches(msg, m.keys.Task):
+		case key.Matches(msg, k.Task):
 			return navigate(taskScreen)
 		default:
-			scroll(&m.vp, m.keys.scroll, msg)
+			scroll(&m.vp, m.c.keys.Read, msg)
 		}
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // fitBlock makes s exactly h lines, none wider than w: long lines are cut, missing lines are
@@ -65,7 +67,7 @@ func truncate(s string, width int) string {
 }
 
 // scroll applies a scroll key to vp and reports whether msg was one.
-func scroll(vp *viewport.Model, k scrollKeys, msg tea.KeyPressMsg) bool {
+func scroll(vp *viewport.Model, k keymap.Scroll, msg tea.KeyPressMsg) bool {
 	switch {
 	case key.Matches(msg, k.Up):
 		vp.ScrollUp(1)
@@ -85,12 +87,12 @@ func scroll(vp *viewport.Model, k scrollKeys, msg tea.KeyPressMsg) bool {
 	return true
 }
 
-// page applies a page-up or page-down key to vp and reports whether msg was one.
-func page(vp *viewport.Model, up, down key.Binding, msg tea.KeyPressMsg) bool {
+// page applies a page-up or page-down key of k to vp and reports whether msg was one.
+func page(vp *viewport.Model, k keymap.Scroll, msg tea.KeyPressMsg) bool {
 	switch {
-	case key.Matches(msg, up):
+	case key.Matches(msg, k.PageUp):
 		vp.PageUp()
-	case key.Matches(msg, down):
+	case key.Matches(msg, k.PageDown):
 		vp.PageDown()
 	default:
 		return false

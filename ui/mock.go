@@ -14,6 +14,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // ExamOptions configure the mock exam.
@@ -92,8 +93,6 @@ type (
 type mockModel struct {
 	c        *common
 	opts     ExamOptions
-	keys     mockKeys
-	askKeys  askKeys
 	gen      int
 	phase    mockPhase
 	mode     mockMode
@@ -122,31 +121,6 @@ type mockModel struct {
 	height   int
 }
 
-// mockKeys are the mock exam's keys besides answering.
-type mockKeys struct {
-	Next, Prev, Flag, Jump, Go, Close, Submit, Yes, No, Review, Resume, New, PageUp, PageDown, Scroll key.Binding
-}
-
-func newMockKeys() mockKeys {
-	return mockKeys{
-		Next:     key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
-		Prev:     key.NewBinding(key.WithKeys("left", "p")),
-		Flag:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
-		Jump:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
-		Go:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
-		Close:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", "close the list")),
-		Submit:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
-		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y/enter", "submit now")),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
-		Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
-		Resume:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
-		New:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new exam")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown")),
-		Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
-	}
-}
-
 func newMock(c *common, opts ExamOptions) *mockModel {
 	if opts.Items == 0 {
 		opts.Items = DefaultExamItems
@@ -154,7 +128,7 @@ func newMock(c *common, opts ExamOptions) *mockModel {
 	if opts.Scale == (exam.Scale{}) {
 		opts.Scale = exam.DefaultScale
 	}
-	return &mockModel{c: c, opts: opts, keys: newMockKeys(), askKeys: newAskKeys(), vp: viewport.New()}
+	return &mockModel{c: c, opts: opts, vp: viewport.New()}
 }
 
 // packets returns the packets the exam draws from.
@@ -223,7 +197,7 @@ func (m *mockModel) resume() tea.Cmd {
 	att := *m.offer
 	qs, err := exam.Rebuild(m.c.lib.Packets(), att.Items, att.Seed)
 	if err != nil {
-		m.note = "Cannot resume: " + err.Error() + " — press n for a new exam."
+		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.keys.MockExam.New) + " for a new exam."
 		return nil
 	}
 	m.begin(att, qs, m.offered)
@@ -282,21 +256,22 @@ func (m *mockModel) timeUp() bool { return m.att.Limit > 0 && !m.now.Before(m.de
 
 // ShortHelp lists the keys that apply now.
 func (m *mockModel) ShortHelp() []key.Binding {
+	k, x := m.c.keys, m.c.keys.MockExam
 	switch m.phase {
 	case mockOffer:
-		return []key.Binding{m.keys.Resume, m.keys.New}
+		return []key.Binding{x.Resume, x.New}
 	case mockTaking:
 		switch m.mode {
 		case modeJump:
-			return []key.Binding{m.askKeys.Up, m.keys.Go, m.keys.Close}
+			return []key.Binding{k.Cursor.Up, x.Go, x.Close}
 		case modeConfirm:
-			return []key.Binding{m.keys.Yes, m.keys.No}
+			return []key.Binding{x.Yes, x.No}
 		}
-		return []key.Binding{m.keys.Next, m.keys.Flag, m.keys.Jump, m.keys.Submit, m.askKeys.Toggle}
+		return []key.Binding{x.Next, x.Flag, x.Jump, x.Submit, k.Question.Mark}
 	case mockResult:
-		return []key.Binding{m.keys.Review, m.keys.Scroll, m.keys.PageUp}
+		return []key.Binding{x.Review, k.Scroll.Up, k.Scroll.PageUp}
 	case mockReview:
-		return []key.Binding{m.keys.Next, m.keys.Scroll, m.keys.PageUp}
+		return []key.Binding{x.Next, k.Scroll.Up, k.Scroll.PageUp}
 	}
 	return nil
 }
@@ -304,19 +279,18 @@ func (m *mockModel) ShortHelp() []key.Binding {
 // FullHelp lists every key of the mock exam's current phase: answering (with the jump list and
 // the submit question), the resume offer, or the result and its review.
 func (m *mockModel) FullHelp() [][]key.Binding {
+	k, x := m.c.keys, m.c.keys.MockExam
 	switch m.phase {
 	case mockOffer:
-		return [][]key.Binding{{m.keys.Resume, m.keys.New}}
+		return [][]key.Binding{{x.Resume, x.New}}
 	case mockTaking:
 		return [][]key.Binding{
-			{m.askKeys.Up, m.askKeys.Toggle, m.keys.Next, m.keys.Flag, m.keys.PageUp},
-			{m.keys.Jump, m.keys.Go, m.keys.Close},
-			{m.keys.Submit, m.keys.Yes, m.keys.No},
+			{k.Cursor.Up, k.Question.Mark, x.Next, x.Flag, k.Scroll.PageUp},
+			{x.Jump, x.Go, x.Close},
+			{x.Submit, x.Yes, x.No},
 		}
-	case mockResult:
-		return [][]key.Binding{{m.keys.Review, m.keys.Scroll, m.keys.PageUp}}
-	case mockReview:
-		return [][]key.Binding{{m.keys.Next, m.keys.Scroll, m.keys.PageUp}}
+	case mockResult, mockReview:
+		return [][]key.Binding{m.ShortHelp()}
 	}
 	return nil
 }
@@ -426,15 +400,16 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press in the current phase.
 func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	if page(&m.vp, m.keys.PageUp, m.keys.PageDown, msg) {
+	k, x := m.c.keys, m.c.keys.MockExam
+	if page(&m.vp, k.Scroll, msg) {
 		return nil
 	}
 	switch m.phase {
 	case mockOffer:
 		switch {
-		case key.Matches(msg, m.keys.Resume):
+		case key.Matches(msg, x.Resume):
 			return m.resume()
-		case key.Matches(msg, m.keys.New):
+		case key.Matches(msg, x.New):
 			id := m.offer.ID
 			abandon := m.c.write("", "abandoning the unfinished exam", func(s Store) error { return s.AbandonAttempt(id) }, changed)
 			return tea.Batch(abandon, m.newAttempt())
@@ -442,31 +417,24 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	case mockTaking:
 		return m.takingKey(msg)
 	case mockResult:
-		switch {
-		case key.Matches(msg, m.keys.Review) && len(m.qs) > 0:
+		if key.Matches(msg, x.Review) && len(m.qs) > 0 {
 			m.phase = mockReview
 			m.show(0)
 			return m.requestStem()
-		case key.Matches(msg, m.askKeys.Up):
-			m.vp.ScrollUp(1)
-		case key.Matches(msg, m.askKeys.Down):
-			m.vp.ScrollDown(1)
 		}
+		scroll(&m.vp, k.Scroll, msg)
 	case mockReview:
 		switch {
-		case key.Matches(msg, m.keys.Next):
+		case key.Matches(msg, x.Next):
 			if m.idx+1 < len(m.qs) {
 				m.show(m.idx + 1)
 			}
 			return m.requestStem()
-		case key.Matches(msg, m.keys.Prev):
+		case key.Matches(msg, x.Prev):
 			m.show(m.idx - 1)
 			return m.requestStem()
-		case key.Matches(msg, m.askKeys.Up):
-			m.vp.ScrollUp(1)
-		case key.Matches(msg, m.askKeys.Down):
-			m.vp.ScrollDown(1)
 		}
+		scroll(&m.vp, k.Scroll, msg)
 	}
 	return nil
 }
@@ -475,27 +443,28 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.note = ""
 	m.follow = true
+	k, x := m.c.keys, m.c.keys.MockExam
 	switch m.mode {
 	case modeConfirm:
 		switch {
-		case key.Matches(msg, m.keys.Yes), msg.String() == "enter":
+		case key.Matches(msg, x.Yes):
 			return m.submit()
-		case key.Matches(msg, m.keys.No):
+		case key.Matches(msg, x.No):
 			m.mode = modeItems
 			return m.requestStem()
 		}
 		return nil
 	case modeJump:
 		switch {
-		case key.Matches(msg, m.askKeys.Up):
+		case key.Matches(msg, k.Cursor.Up):
 			m.jump = max(m.jump-1, 0)
-		case key.Matches(msg, m.askKeys.Down):
+		case key.Matches(msg, k.Cursor.Down):
 			m.jump = min(m.jump+1, len(m.qs)-1)
-		case key.Matches(msg, m.keys.Go):
+		case key.Matches(msg, x.Go):
 			m.mode = modeItems
 			m.show(m.jump)
 			return m.requestStem()
-		case key.Matches(msg, m.keys.Jump):
+		case key.Matches(msg, x.Close):
 			m.mode = modeItems
 			return m.requestStem()
 		}
@@ -506,23 +475,23 @@ func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	q := m.qs[m.idx]
 	switch {
-	case key.Matches(msg, m.keys.Next):
+	case key.Matches(msg, x.Next):
 		m.show(m.idx + 1)
 		return m.requestStem()
-	case key.Matches(msg, m.keys.Prev):
+	case key.Matches(msg, x.Prev):
 		m.show(m.idx - 1)
 		return m.requestStem()
-	case key.Matches(msg, m.keys.Flag):
+	case key.Matches(msg, x.Flag):
 		m.flagged[q.Ref] = !m.flagged[q.Ref]
 		return m.save(q.Ref)
-	case key.Matches(msg, m.keys.Jump):
+	case key.Matches(msg, x.Jump):
 		m.mode, m.jump = modeJump, m.idx
 		return nil
-	case key.Matches(msg, m.keys.Submit):
+	case key.Matches(msg, x.Submit):
 		m.mode = modeConfirm
 		return nil
 	}
-	switch m.a.key(msg, m.askKeys, false) {
+	switch m.a.key(msg, k, false) {
 	case askChanged:
 		m.chosen[q.Ref] = m.a.chosen()
 		return m.save(q.Ref)
@@ -730,9 +699,9 @@ func (m *mockModel) itemContent() (string, int) {
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	hint := "Mark with the letters (or space on the cursor). No feedback until you submit; answers are saved as you give them."
+	hint := "Mark with the letters (or " + keymap.Key(m.c.keys.Question.Mark) + " on the cursor). No feedback until you submit; answers are saved as you give them."
 	if m.c.store == nil || m.unsaved {
-		hint = "Mark with the letters (or space on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
+		hint = "Mark with the letters (or " + keymap.Key(m.c.keys.Question.Mark) + " on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
 	}
 	add(st.subtle.Render(wrapHanging("  ", hint, w)))
 	return strings.Join(lines, "\n"), base + cursor
@@ -782,7 +751,8 @@ func (m *mockModel) confirmContent() string {
 	if left := len(m.qs) - answered; left > 0 {
 		lines = append(lines, st.fail.Render("  "+count(left, "item unanswered scores", "items unanswered score")+" nothing."))
 	}
-	lines = append(lines, "", "  y/enter: submit and see the score · n/esc: keep going")
+	x := m.c.keys.MockExam
+	lines = append(lines, "", "  "+keymap.Says(x.Yes, "submit and see the score")+" · "+keymap.Says(x.No, "keep going"))
 	return strings.Join(lines, "\n")
 }
 
@@ -818,7 +788,8 @@ func (m *mockModel) offerContent() string {
 			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
 		}
 	}
-	lines = append(lines, "", "  r: resume it · n: abandon it and start a new exam", st.subtle.Render(wrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
+	x := m.c.keys.MockExam
+	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new exam"), st.subtle.Render(wrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
 	if m.note != "" {
 		lines = append(lines, "", st.fail.Render(wrapHanging("  ", m.note, m.width)))
 	}
@@ -917,7 +888,7 @@ func (m *mockModel) resultContent() string {
 	lines = append(lines, tallyRows(st, "By kata", r.ByKata, m.width)...)
 	lines = append(lines, "")
 	lines = append(lines, tallyRows(st, "By scenario", r.ByScenario, m.width)...)
-	lines = append(lines, "", st.subtle.Render("  r: review every item with its rationales · esc: back to the catalog"))
+	lines = append(lines, "", st.subtle.Render("  "+keymap.Says(m.c.keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.keys.Back, "back to the catalog")))
 	return strings.Join(lines, "\n")
 }
 
@@ -943,7 +914,7 @@ func (m *mockModel) reviewContent() string {
 	add("")
 	lines = append(lines, revealLines(st, w, opts, chosen)...)
 	add("")
-	add(st.subtle.Render("  ←/→ n/p: other items · esc: back to the score"))
+	add(st.subtle.Render("  " + keymap.Says(m.c.keys.MockExam.Next, "other items") + " · " + keymap.Says(m.c.keys.Back, "back to the score")))
 	return strings.Join(lines, "\n")
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // card is one practice question: an exam item or a trap row, answered once with feedback.
@@ -100,8 +101,6 @@ type practiceModel struct {
 	kind     practiceKind
 	title    string
 	empty    string // what to say when the deck is empty
-	keys     practiceKeys
-	askKeys  askKeys
 	deck     []card
 	idx      int
 	a        ask
@@ -117,23 +116,8 @@ type practiceModel struct {
 	height   int
 }
 
-// practiceKeys are the keys of a practice deck besides answering.
-type practiceKeys struct {
-	Next, Restart, PageUp, PageDown, Scroll key.Binding
-}
-
-func newPracticeKeys() practiceKeys {
-	return practiceKeys{
-		Next:     key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", "next")),
-		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start over")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown")),
-		Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
-	}
-}
-
 func newPractice(c *common, kind practiceKind, title, empty string, deck []card) *practiceModel {
-	m := &practiceModel{c: c, kind: kind, title: title, empty: empty, keys: newPracticeKeys(), askKeys: newAskKeys(), vp: viewport.New()}
+	m := &practiceModel{c: c, kind: kind, title: title, empty: empty, vp: viewport.New()}
 	m.setDeck(deck)
 	return m
 }
@@ -169,24 +153,26 @@ func (m *practiceModel) cur() card { return m.deck[m.idx] }
 
 // ShortHelp lists the keys that apply now.
 func (m *practiceModel) ShortHelp() []key.Binding {
+	k := m.c.keys
 	switch {
 	case len(m.deck) == 0:
 		return nil
 	case m.finished:
-		return []key.Binding{m.keys.Restart, m.keys.Scroll, m.keys.PageUp}
+		return []key.Binding{k.Practice.Restart, k.Scroll.Up, k.Scroll.PageUp}
 	case m.answer != nil:
-		return []key.Binding{m.keys.Next, m.keys.Scroll, m.keys.PageUp}
+		return []key.Binding{k.Practice.Next, k.Scroll.Up, k.Scroll.PageUp}
 	default:
-		return []key.Binding{m.askKeys.Up, m.askKeys.Toggle, m.askKeys.Choose, m.keys.PageUp}
+		return []key.Binding{k.Cursor.Up, k.Question.Mark, k.Question.Answer, k.Scroll.PageUp}
 	}
 }
 
 // FullHelp lists every key of the deck.
 func (m *practiceModel) FullHelp() [][]key.Binding {
+	k := m.c.keys
 	return [][]key.Binding{
-		{m.askKeys.Up, m.askKeys.Toggle, m.askKeys.Choose},
-		{m.keys.Next, m.keys.Restart},
-		{m.keys.Scroll, m.keys.PageUp},
+		{k.Cursor.Up, k.Question.Mark, k.Question.Answer},
+		{k.Practice.Next, k.Practice.Restart},
+		{k.Scroll.Up, k.Scroll.PageUp},
 	}
 }
 
@@ -231,34 +217,28 @@ func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press.
 func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	if page(&m.vp, m.keys.PageUp, m.keys.PageDown, msg) {
+	k := m.c.keys
+	if page(&m.vp, k.Scroll, msg) {
 		return nil
 	}
-	if m.finished || m.answer != nil {
-		switch {
-		case key.Matches(msg, m.askKeys.Up):
-			m.vp.ScrollUp(1)
-			return nil
-		case key.Matches(msg, m.askKeys.Down):
-			m.vp.ScrollDown(1)
-			return nil
-		}
+	if (m.finished || m.answer != nil) && scroll(&m.vp, k.Scroll, msg) {
+		return nil
 	}
 	if m.finished {
-		if key.Matches(msg, m.keys.Restart) {
+		if key.Matches(msg, k.Practice.Restart) {
 			m.restart()
 			return m.requestStem()
 		}
 		return nil
 	}
 	if m.answer != nil {
-		if key.Matches(msg, m.keys.Next) {
+		if key.Matches(msg, k.Practice.Next) {
 			return m.next()
 		}
 		return nil
 	}
 	m.follow = true
-	if m.a.key(msg, m.askKeys, true) == askAnswered {
+	if m.a.key(msg, k, true) == askAnswered {
 		return m.give(m.a.chosen())
 	}
 	return nil
@@ -401,7 +381,7 @@ func (m *practiceModel) content() (string, int, bool) {
 	add("")
 	if m.answer == nil {
 		if c.choose > 1 {
-			add(chooseHint(st, c.choose, len(m.a.marked)))
+			add(chooseHint(st, m.c.keys, c.choose, len(m.a.marked)))
 			add("")
 		}
 		opts, cursor := m.a.choiceLines(st, w, false)
@@ -424,7 +404,7 @@ func (m *practiceModel) content() (string, int, bool) {
 	if m.idx+1 >= len(m.deck) {
 		nextWord = "see the summary"
 	}
-	add(st.subtle.Render("  n/enter: " + nextWord))
+	add(st.subtle.Render("  " + keymap.Says(m.c.keys.Practice.Next, nextWord)))
 	return strings.Join(lines, "\n"), verdict, true
 }
 
@@ -483,7 +463,7 @@ func (m *practiceModel) summary() string {
 		b.WriteString(st.subtle.Render(wrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.width)))
 		b.WriteString("\n")
 	}
-	b.WriteString(st.subtle.Render("  r: start over · esc: back"))
+	b.WriteString(st.subtle.Render("  " + keymap.Says(m.c.keys.Practice.Restart, "start over") + " · " + keymap.Says(m.c.keys.Back, "back")))
 	return b.String()
 }
 

@@ -46,7 +46,7 @@ func (d *driver) practice() *practiceModel {
 	case drillScreen:
 		return m.sessions[m.packet].drill
 	}
-	return m.sessions[m.packet].exam
+	return m.sessions[m.packet].quiz
 }
 
 // pick answers the card on show right or wrong.

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // promptsLayer is the layer whose prompts can be copied to the clipboard.
@@ -70,11 +71,10 @@ func parsePrompt(name, md string) prompt {
 // pick copies the prompt whose letter was pressed, through OSC 52 (tea.SetClipboard); any
 // other key closes the picker.
 func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
-	s := msg.String()
 	ps := m.prompts
 	m.prompts = nil
-	if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(ps) {
-		p := ps[s[0]-'a']
+	if i := keymap.Index(m.c.keys.Letter, msg.String()); i >= 0 && i < len(ps) {
+		p := ps[i]
 		m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %d characters).", p.title, len(p.text))
 		return tea.SetClipboard(p.text)
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
@@ -107,20 +108,6 @@ func (a *ask) mark(i int) bool {
 	return true
 }
 
-// askKeys are the keys of a question being answered.
-type askKeys struct {
-	Up, Down, Toggle, Choose key.Binding
-}
-
-func newAskKeys() askKeys {
-	return askKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
-		Down:   key.NewBinding(key.WithKeys("down", "j")),
-		Toggle: key.NewBinding(key.WithKeys("space"), key.WithHelp("a-z/space", "mark")),
-		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")),
-	}
-}
-
 // askResult is what a key did to a question.
 type askResult int
 
@@ -133,21 +120,21 @@ const (
 
 // key applies a key press. instant makes a letter on a single-answer item answer at once (the
 // quiz, drill and review); the mock exam passes false, where a letter only marks.
-func (a *ask) key(msg tea.KeyPressMsg, k askKeys, instant bool) askResult {
-	s := msg.String()
+func (a *ask) key(msg tea.KeyPressMsg, km *keymap.KeyMap, instant bool) askResult {
+	letter := keymap.Index(km.Letter, msg.String())
 	switch {
-	case key.Matches(msg, k.Up):
+	case key.Matches(msg, km.Cursor.Up):
 		a.cursor = max(a.cursor-1, 0)
 		return askMoved
-	case key.Matches(msg, k.Down):
+	case key.Matches(msg, km.Cursor.Down):
 		a.cursor = min(a.cursor+1, len(a.opts)-1)
 		return askMoved
-	case key.Matches(msg, k.Toggle):
+	case key.Matches(msg, km.Question.Mark):
 		if a.mark(a.cursor) {
 			return askChanged
 		}
 		return askMoved
-	case key.Matches(msg, k.Choose):
+	case key.Matches(msg, km.Question.Answer):
 		if a.choose == 1 && len(a.marked) == 0 {
 			a.mark(a.cursor)
 		}
@@ -156,8 +143,8 @@ func (a *ask) key(msg tea.KeyPressMsg, k askKeys, instant bool) askResult {
 		}
 		a.note = fmt.Sprintf("Choose exactly %d (%d marked).", a.choose, len(a.marked))
 		return askMoved
-	case len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(a.opts):
-		changed := a.mark(int(s[0] - 'a'))
+	case letter >= 0 && letter < len(a.opts):
+		changed := a.mark(letter)
 		if instant && a.choose == 1 {
 			return askAnswered
 		}
@@ -251,8 +238,8 @@ func verdictLine(st styles, opts []choice, correct bool) string {
 }
 
 // chooseHint tells how to answer a multiple-response item.
-func chooseHint(st styles, choose, marked int) string {
-	return st.subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or space, then enter. (%d marked)", choose, marked))
+func chooseHint(st styles, km *keymap.KeyMap, choose, marked int) string {
+	return st.subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or %s, then %s. (%d marked)", choose, keymap.Key(km.Question.Mark), keymap.Key(km.Question.Answer), marked))
 }
 
 // letter is the display letter of position i.

@@ -143,7 +143,7 @@ func (m *reviewModel) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return cmd
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.keys.Restart) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.c.keys.Practice.Restart) {
 		// Start over means a fresh session: what is due now, and new cards.
 		return m.Start()
 	}

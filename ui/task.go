@@ -16,6 +16,7 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // wsState is what the task screen knows of the workspace folder.
@@ -32,7 +33,6 @@ const (
 type taskModel struct {
 	c      *common
 	p      *katas.Packet
-	keys   taskKeys
 	dir    string
 	ws     wsState
 	wsErr  string
@@ -62,7 +62,6 @@ func newTask(c *common, p *katas.Packet) *taskModel {
 	return &taskModel{
 		c:    c,
 		p:    p,
-		keys: newTaskKeys(),
 		dir:  c.opts.Workspace(p.ID),
 		spin: spinner.New(spinner.WithSpinner(sp)),
 		vp:   viewport.New(),
@@ -102,25 +101,27 @@ func (m *taskModel) tests() []grader.TestResult {
 
 // ShortHelp lists the keys that apply now.
 func (m *taskModel) ShortHelp() []key.Binding {
+	k := m.c.keys.Task
 	var b []key.Binding
 	if m.ws != wsReady {
-		b = append(b, m.keys.Init)
+		b = append(b, k.Init)
 	}
 	if !m.running() {
-		b = append(b, m.keys.Grade)
+		b = append(b, k.Grade)
 	}
 	if m.ws == wsReady {
-		b = append(b, m.keys.Edit)
+		b = append(b, k.Edit)
 	}
 	if len(m.tests()) > 0 {
-		b = append(b, m.keys.Up)
+		b = append(b, k.Up)
 	}
-	return append(b, m.keys.PageUp)
+	return append(b, k.PageUp)
 }
 
 // FullHelp lists the task screen's keys in one column.
 func (m *taskModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Init, m.keys.Grade, m.keys.Edit}, {m.keys.Up, m.keys.PageUp}}
+	k := m.c.keys.Task
+	return [][]key.Binding{{k.Init, k.Grade, k.Edit}, {k.Up, k.PageUp}}
 }
 
 // SetSize sizes the viewport.
@@ -225,8 +226,9 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press.
 func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.keys.Task
 	switch {
-	case key.Matches(msg, m.keys.Init):
+	case key.Matches(msg, k.Init):
 		switch {
 		case m.busy:
 		case m.ws == wsReady:
@@ -236,33 +238,38 @@ func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = "Creating the workspace…"
 			return initWorkspace(m.p, m.dir, m.language())
 		}
-	case key.Matches(msg, m.keys.Edit):
+	case key.Matches(msg, k.Edit):
 		if m.ws != wsReady {
-			m.note = "There is no workspace yet: press i to create it."
+			m.note = m.noWorkspace()
 			return nil
 		}
 		return m.edit()
-	case key.Matches(msg, m.keys.Grade):
+	case key.Matches(msg, k.Grade):
 		switch {
 		case m.running():
 		case m.ws == wsMissing:
-			m.note = "There is no workspace yet: press i to create it."
+			m.note = m.noWorkspace()
 		default:
 			m.note = ""
 			return m.startGrade()
 		}
-	case key.Matches(msg, m.keys.Up):
+	case key.Matches(msg, k.Up):
 		m.cursor = max(m.cursor-1, 0)
 		m.follow = true
-	case key.Matches(msg, m.keys.Down):
+	case key.Matches(msg, k.Down):
 		m.cursor = max(min(m.cursor+1, len(m.tests())-1), 0)
 		m.follow = true
-	case key.Matches(msg, m.keys.PageUp):
+	case key.Matches(msg, k.PageUp):
 		m.vp.PageUp()
-	case key.Matches(msg, m.keys.PageDown):
+	case key.Matches(msg, k.PageDown):
 		m.vp.PageDown()
 	}
 	return nil
+}
+
+// noWorkspace says there is no workspace yet and which key creates it.
+func (m *taskModel) noWorkspace() string {
+	return "There is no workspace yet: press " + keymap.Name(m.c.keys.Task.Init) + " to create it."
 }
 
 // startGrade clears the last results and starts a grading; the view shows "grading…" at once.
@@ -335,9 +342,9 @@ func (m *taskModel) content() (string, int, int) {
 	case m.ws == wsUnknown:
 		add(st.subtle.Render("  checking…"))
 	case m.ws == wsMissing:
-		add(wrapHanging("  ", "Not created yet: press i to create it from the "+m.language()+" template.", w))
+		add(wrapHanging("  ", "Not created yet: press "+keymap.Name(m.c.keys.Task.Init)+" to create it from the "+m.language()+" template.", w))
 	default:
-		add(st.subtle.Render(wrapHanging("  ", "Ready. Edit the files there, then press g to grade.", w)))
+		add(st.subtle.Render(wrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(m.c.keys.Task.Grade)+" to grade.", w)))
 	}
 	add("")
 
@@ -350,7 +357,7 @@ func (m *taskModel) content() (string, int, int) {
 		add(truncate(m.spin.View()+" Grading…"+count+" "+st.subtle.Render(m.status), w))
 		add("")
 	case m.report == nil:
-		add(wrapHanging("", "Press g to grade the workspace against the hidden fixtures.", w))
+		add(wrapHanging("", "Press "+keymap.Name(m.c.keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
 		return strings.Join(lines, "\n"), -1, -1
 	default:
 		rep := m.report

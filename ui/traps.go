@@ -13,8 +13,6 @@ import (
 type trapsModel struct {
 	c      *common
 	p      *katas.Packet
-	keys   scrollKeys
-	drill  key.Binding
 	vp     viewport.Model
 	width  int
 	height int
@@ -22,12 +20,13 @@ type trapsModel struct {
 }
 
 func newTraps(c *common, p *katas.Packet) *trapsModel {
-	return &trapsModel{c: c, p: p, keys: newScrollKeys(true), drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill these traps")), vp: viewport.New()}
+	return &trapsModel{c: c, p: p, vp: viewport.New()}
 }
 
 // ShortHelp lists the trap screen's keys.
 func (m *trapsModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.drill, m.keys.Up, m.keys.PageUp, m.keys.Top}
+	r := m.c.keys.Read
+	return []key.Binding{m.c.keys.Traps.Drill, r.Up, r.PageUp, r.Top}
 }
 
 // FullHelp lists the trap screen's keys in one column.
@@ -49,10 +48,10 @@ func (m *trapsModel) SetSize(w, h int) tea.Cmd {
 func (m *trapsModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		if key.Matches(msg, m.drill) {
+		if key.Matches(msg, m.c.keys.Traps.Drill) {
 			return navigate(drillScreen)
 		}
-		scroll(&m.vp, m.keys, msg)
+		scroll(&m.vp, m.c.keys.Read, msg)
 	case tea.MouseWheelMsg:
 		wheel(&m.vp, msg)
 	}

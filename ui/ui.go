@@ -25,6 +25,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
@@ -95,7 +96,7 @@ type screenID int
 const (
 	catalogScreen screenID = iota
 	kataScreen
-	examScreen // the packet's practice quiz
+	quizScreen // the packet's quiz
 	trapsScreen
 	taskScreen
 	drillScreen
@@ -125,6 +126,7 @@ type common struct {
 	lib     *katas.Library
 	opts    Options
 	st      styles
+	keys    *keymap.KeyMap
 	mdStyle string
 	loader  *layerLoader
 	runs    *runTracker
@@ -169,7 +171,7 @@ func (c *common) seed() int64 {
 // returning to a packet finds its quiz progress and grade results.
 type session struct {
 	kata  *kataModel
-	exam  *practiceModel
+	quiz  *practiceModel
 	traps *trapsModel
 	task  *taskModel
 	drill *practiceModel
@@ -177,7 +179,7 @@ type session struct {
 
 // screens lists the session's screens.
 func (s *session) screens() []screen {
-	return []screen{s.kata, s.exam, s.traps, s.task, s.drill}
+	return []screen{s.kata, s.quiz, s.traps, s.task, s.drill}
 }
 
 // openPacketMsg asks the root to open a packet's kata screen.
@@ -199,7 +201,7 @@ func navigate(to screenID) tea.Cmd { return func() tea.Msg { return navMsg{to} }
 // every other message to the screens.
 type Model struct {
 	c        *common
-	keys     globalKeys
+	keys     *keymap.KeyMap
 	help     help.Model
 	width    int
 	height   int
@@ -229,7 +231,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers(), store: opts.Store, writer: newWriter()}
+	c := &common{lib: lib, opts: opts, keys: keymap.Default(), loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers(), store: opts.Store, writer: newWriter()}
 	switch {
 	case opts.NoColor:
 		c.mdStyle = markdown.StyleNoTTY
@@ -248,7 +250,7 @@ func New(lib *katas.Library, opts Options) Model {
 	h.Styles = c.st.help
 	m := Model{
 		c:        c,
-		keys:     newGlobalKeys(),
+		keys:     c.keys,
 		help:     h,
 		width:    80,
 		height:   24,
@@ -304,8 +306,8 @@ func (m Model) active() screen {
 		switch m.current {
 		case kataScreen:
 			return s.kata
-		case examScreen:
-			return s.exam
+		case quizScreen:
+			return s.quiz
 		case trapsScreen:
 			return s.traps
 		case taskScreen:
@@ -406,7 +408,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
 				kata:  newKata(m.c, p),
-				exam:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.seed())),
+				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.seed())),
 				traps: newTraps(m.c, p),
 				task:  newTask(m.c, p),
 				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.seed())),
@@ -506,7 +508,7 @@ func (m Model) fullHelp(sc screen) string {
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
 	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
 	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
-		st.subtle.Render("? or esc closes this help."))
+		st.subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
 	return strings.Join(lines, "\n")
 }
 
