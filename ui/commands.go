@@ -2,7 +2,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,34 +14,12 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // This file holds the commands: everything that reads files, renders Markdown or grades runs
 // here, off the Update loop, and comes back as a message.
-
-// renderKey identifies one rendering: a document at a width in a style. A result whose key is
-// not the one a screen wants any more is stale and dropped.
-type renderKey struct {
-	doc   string // "packet/layer" or "packet#item"
-	width int
-	style string
-}
-
-// renderedMsg carries a rendered document.
-type renderedMsg struct {
-	key renderKey
-	out string
-	err error
-}
-
-// renderMarkdown renders md in a command.
-func renderMarkdown(k renderKey, md string) tea.Cmd {
-	return func() tea.Msg {
-		out, err := markdown.Render(md, k.width, k.style)
-		return renderedMsg{key: k, out: out, err: err}
-	}
-}
 
 // layerLoader loads layers through the Library one at a time, so that the resident layer is
 // always the one last asked for: a request superseded before it runs is skipped.
@@ -58,7 +39,7 @@ func (l *layerLoader) resident(packet, layer string) bool {
 
 // load returns a command that makes the layer resident and renders it; k.doc is
 // "packet/layer".
-func (l *layerLoader) load(packet, layer string, k renderKey) tea.Cmd {
+func (l *layerLoader) load(packet, layer string, k common.RenderKey) tea.Cmd {
 	gen := l.latest.Add(1)
 	return func() tea.Msg {
 		l.mu.Lock()
@@ -73,10 +54,10 @@ func (l *layerLoader) load(packet, layer string, k renderKey) tea.Cmd {
 		}
 		l.mu.Unlock()
 		if err != nil {
-			return renderedMsg{key: k, err: err}
+			return common.RenderedMsg{Key: k, Err: err}
 		}
-		out, err := markdown.Render(md, k.width, k.style)
-		return renderedMsg{key: k, out: out, err: err}
+		out, err := markdown.Render(md, k.Width, k.Style)
+		return common.RenderedMsg{Key: k, Out: out, Err: err}
 	}
 }
 
@@ -283,5 +264,20 @@ func waitChange(w *watcher) tea.Cmd {
 	return func() tea.Msg {
 		<-w.changes
 		return workspaceChangedMsg{dir: w.dir}
+	}
+}
+
+// dirExists reports whether dir is an existing folder; only commands call it.
+func dirExists(dir string) (bool, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return true, nil
+	case err == nil:
+		return false, fmt.Errorf("%s is a file, not a folder", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	default:
+		return false, err
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/keymap"
@@ -19,28 +20,28 @@ const kataHeader = 2
 // loaded (made resident) and rendered in a command; the viewport shows the result whose key
 // matches the wanted one.
 type kataModel struct {
-	c      *common
+	c      *app
 	p      *katas.Packet
 	layer  int // index into p.Layers
-	want   renderKey
-	shown  renderKey // key of the content in the viewport
+	want   common.RenderKey
+	shown  common.RenderKey // key of the content in the viewport
 	errMsg string
 	// prompts are the prompts layer's prompts while the copy picker is open (nil otherwise);
 	// note is the last copy's outcome.
 	prompts []prompt
 	note    string
-	vp      viewport.Model
+	vp      *viewport.Model
 	width   int
 	height  int
 }
 
-func newKata(c *common, p *katas.Packet) *kataModel {
+func newKata(c *app, p *katas.Packet) *kataModel {
 	return &kataModel{c: c, p: p, vp: viewport.New()}
 }
 
 // ShortHelp lists the kata screen's keys.
 func (m *kataModel) ShortHelp() []key.Binding {
-	k := m.c.keys.Kata
+	k := m.c.Keys.Kata
 	if m.prompts != nil {
 		return []key.Binding{k.Copy}
 	}
@@ -48,12 +49,12 @@ func (m *kataModel) ShortHelp() []key.Binding {
 	if m.layerName() == promptsLayer {
 		b = append(b, k.Copy)
 	}
-	return append(b, k.Quiz, k.Drill, k.Traps, k.Task, m.c.keys.Read.Up)
+	return append(b, k.Quiz, k.Drill, k.Traps, k.Task, m.c.Keys.Read.Up)
 }
 
 // FullHelp lists the kata screen's keys in columns.
 func (m *kataModel) FullHelp() [][]key.Binding {
-	k, r := m.c.keys.Kata, m.c.keys.Read
+	k, r := m.c.Keys.Kata, m.c.Keys.Read
 	return [][]key.Binding{
 		{k.Next, k.Layer, k.Copy},
 		{r.Up, r.PageUp, r.Top},
@@ -65,8 +66,7 @@ func (m *kataModel) FullHelp() [][]key.Binding {
 // layer on show is no longer resident (another packet's layer was read meanwhile).
 func (m *kataModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h-kataHeader, 1))
+	m.vp.SetSize(w, h-kataHeader)
 	return m.request(false)
 }
 
@@ -85,7 +85,7 @@ func (m *kataModel) request(force bool) tea.Cmd {
 	if name == "" || m.width == 0 {
 		return nil
 	}
-	k := renderKey{doc: m.p.ID + "/" + name, width: m.width, style: m.c.mdStyle}
+	k := common.RenderKey{Doc: m.p.ID + "/" + name, Width: m.width, Style: m.c.MDStyle}
 	if !force && k == m.want && m.c.loader.resident(m.p.ID, name) {
 		return nil
 	}
@@ -100,12 +100,12 @@ func (m *kataModel) selectLayer(i int) tea.Cmd {
 		return nil
 	}
 	i = ((i % n) + n) % n
-	if i == m.layer && m.shown.doc != "" {
+	if i == m.layer && m.shown.Doc != "" {
 		return nil
 	}
 	m.layer = i
 	m.errMsg, m.note, m.prompts = "", "", nil
-	m.shown = renderKey{}
+	m.shown = common.RenderKey{}
 	m.vp.SetContent("")
 	m.vp.GotoTop()
 	return m.request(true)
@@ -114,21 +114,21 @@ func (m *kataModel) selectLayer(i int) tea.Cmd {
 // Update switches layers, scrolls, takes renderings and turns x/t/w into navigation.
 func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case renderedMsg:
-		if msg.key != m.want {
+	case common.RenderedMsg:
+		if msg.Key != m.want {
 			return nil // stale: another layer, width or style was asked for since
 		}
-		first := m.shown.doc != msg.key.doc
-		m.shown = msg.key
-		if msg.err != nil {
-			m.errMsg = msg.err.Error()
+		first := m.shown.Doc != msg.Key.Doc
+		m.shown = msg.Key
+		if msg.Err != nil {
+			m.errMsg = msg.Err.Error()
 			m.vp.SetContent("")
 			return nil
 		}
 		m.errMsg = ""
-		m.vp.SetContent(strings.TrimRight(msg.out, "\n "))
+		m.vp.SetContent(strings.TrimRight(msg.Out, "\n "))
 		if first {
-			return m.c.layerRead(m.p.ID, m.layerName())
+			return m.c.LayerRead(m.p.ID, m.layerName())
 		}
 	case promptsMsg:
 		if msg.packet != m.p.ID || m.layerName() != promptsLayer {
@@ -143,17 +143,17 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.prompts = msg.prompts
 	case tea.MouseWheelMsg:
-		wheel(&m.vp, msg)
+		m.vp.Wheel(msg)
 	case tea.KeyPressMsg:
 		if m.prompts != nil {
 			return m.pick(msg)
 		}
-		k := m.c.keys.Kata
+		k := m.c.Keys.Kata
 		switch {
 		case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer:
-			return loadPrompts(m.c.lib, m.p.ID)
+			return loadPrompts(m.c.Lib, m.p.ID)
 		case key.Matches(msg, k.Drill):
-			return navigate(drillScreen)
+			return common.Show(common.DrillScreen)
 		case key.Matches(msg, k.Next):
 			return m.selectLayer(m.layer + 1)
 		case key.Matches(msg, k.Prev):
@@ -163,13 +163,13 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 				return m.selectLayer(i)
 			}
 		case key.Matches(msg, k.Quiz):
-			return navigate(quizScreen)
+			return common.Show(common.QuizScreen)
 		case key.Matches(msg, k.Traps):
-			return navigate(trapsScreen)
+			return common.Show(common.TrapsScreen)
 		case key.Matches(msg, k.Task):
-			return navigate(taskScreen)
+			return common.Show(common.TaskScreen)
 		default:
-			scroll(&m.vp, m.c.keys.Read, msg)
+			m.vp.Key(msg, m.c.Keys.Read)
 		}
 	}
 	return nil
@@ -177,21 +177,21 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 
 // View draws the title, the layer tabs and the viewport.
 func (m *kataModel) View() string {
-	st := m.c.st
-	title := st.title.Render(m.p.Title) + " " + st.subtle.Render("("+m.p.ID+")")
-	if pc := percent(m.vp); pc != "" {
+	st := m.c.Styles
+	title := st.Title.Render(m.p.Title) + " " + st.Subtle.Render("("+m.p.ID+")")
+	if pc := m.vp.Percent(); pc != "" {
 		gap := m.width - lipgloss.Width(title) - lipgloss.Width(pc)
 		if gap > 0 {
-			title += strings.Repeat(" ", gap) + st.subtle.Render(pc)
+			title += strings.Repeat(" ", gap) + st.Subtle.Render(pc)
 		}
 	}
 	var tabs []string
 	for i, l := range m.p.Layers {
 		label := string(rune('1'+i)) + " " + l
 		if i == m.layer {
-			tabs = append(tabs, st.tabOn.Render(label))
+			tabs = append(tabs, st.TabOn.Render(label))
 		} else {
-			tabs = append(tabs, st.tabOff.Render(label))
+			tabs = append(tabs, st.TabOff.Render(label))
 		}
 	}
 	body := m.vp.View()
@@ -200,13 +200,13 @@ func (m *kataModel) View() string {
 		body = m.pickerView()
 	case m.note != "":
 		// The note (wrapped, never cut) takes the place of the viewport's first lines.
-		note := strings.Split(wrapHanging("  ", m.note, m.width), "\n")
+		note := strings.Split(common.WrapHanging("  ", m.note, m.width), "\n")
 		rest := strings.Split(body, "\n")
-		body = st.accent.Render(strings.Join(note, "\n")) + "\n" + strings.Join(rest[min(len(note), len(rest)):], "\n")
+		body = st.Accent.Render(strings.Join(note, "\n")) + "\n" + strings.Join(rest[min(len(note), len(rest)):], "\n")
 	case m.errMsg != "":
-		body = st.fail.Render(wrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
-	case m.shown.doc == "":
-		body = st.subtle.Render("  Loading " + m.layerName() + "…")
+		body = st.Fail.Render(common.WrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
+	case m.shown.Doc == "":
+		body = st.Subtle.Render("  Loading " + m.layerName() + "…")
 	}
-	return truncate(title, m.width) + "\n" + truncate(strings.Join(tabs, " "), m.width) + "\n" + body
+	return common.Truncate(title, m.width) + "\n" + common.Truncate(strings.Join(tabs, " "), m.width) + "\n" + body
 }

@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/components/stem"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
@@ -91,7 +94,7 @@ type (
 // a countdown, flags, free movement, a jump list, no feedback until submitted; then the scaled
 // score with a breakdown and a review of every item. Each answer change is saved at once.
 type mockModel struct {
-	c        *common
+	c        *app
 	opts     ExamOptions
 	gen      int
 	phase    mockPhase
@@ -103,7 +106,7 @@ type mockModel struct {
 	chosen   map[string][]string // ref → chosen option ids
 	flagged  map[string]bool
 	idx      int
-	a        ask
+	a        question.Model
 	jump     int // the jump list's cursor
 	now      time.Time
 	unsaved  bool                 // the store could not start the attempt: answers stay in memory only
@@ -114,14 +117,14 @@ type mockModel struct {
 	saved    int                  // saves done
 	note     string               // a one-line notice ("time is up: submitted", "resumed …")
 	result   exam.Result
-	stem     stemView
+	stem     stem.Model
 	follow   bool // the next refresh scrolls the cursor into sight (after a key, not a tick or wheel)
-	vp       viewport.Model
+	vp       *viewport.Model
 	width    int
 	height   int
 }
 
-func newMock(c *common, opts ExamOptions) *mockModel {
+func newMock(c *app, opts ExamOptions) *mockModel {
 	if opts.Items == 0 {
 		opts.Items = DefaultExamItems
 	}
@@ -133,20 +136,20 @@ func newMock(c *common, opts ExamOptions) *mockModel {
 
 // packets returns the packets the exam draws from.
 func (m *mockModel) packets() []*katas.Packet {
-	return packetsFor(m.c.lib, m.opts.Katas)
+	return m.c.Packets(m.opts.Katas)
 }
 
 // Start begins: with a store it first looks for an unfinished attempt to offer; without one it
 // draws a new exam at once.
 func (m *mockModel) Start() tea.Cmd {
-	m.gen = m.c.nextGen()
+	m.gen = m.c.NextGen()
 	m.note = ""
-	if m.c.store == nil {
+	if m.c.Store == nil {
 		return m.newAttempt()
 	}
 	m.phase = mockLoading
 	gen := m.gen
-	return m.c.read("", func(s Store) (tea.Msg, error) {
+	return m.c.Read("", func(s Store) (tea.Msg, error) {
 		att, err := s.OpenAttempt()
 		if err != nil || att == nil {
 			return openAttemptMsg{gen: gen, err: err}, nil
@@ -163,7 +166,7 @@ func (m *mockModel) taking() bool {
 
 // newAttempt draws a new exam and stores it as an open attempt.
 func (m *mockModel) newAttempt() tea.Cmd {
-	seed := m.c.seed()
+	seed := m.c.Seed()
 	qs := exam.Draw(m.packets(), m.opts.Items, seed)
 	limit := m.opts.Time
 	switch {
@@ -176,17 +179,17 @@ func (m *mockModel) newAttempt() tea.Cmd {
 	for _, p := range m.packets() {
 		ids = append(ids, p.ID)
 	}
-	att := progress.Attempt{Katas: ids, Seed: seed, Limit: limit, Started: m.c.now()}
+	att := progress.Attempt{Katas: ids, Seed: seed, Limit: limit, Started: m.c.Now()}
 	for _, q := range qs {
 		att.Items = append(att.Items, q.Ref)
 	}
 	m.begin(att, qs, nil)
-	if m.c.store == nil {
+	if m.c.Store == nil {
 		return tea.Batch(m.tick(), m.requestStem())
 	}
 	m.phase = mockStarting
 	gen := m.gen
-	return m.c.read("", func(s Store) (tea.Msg, error) {
+	return m.c.Read("", func(s Store) (tea.Msg, error) {
 		id, err := s.StartAttempt(att)
 		return attemptStartedMsg{gen: gen, id: id, err: err}, nil
 	})
@@ -195,9 +198,9 @@ func (m *mockModel) newAttempt() tea.Cmd {
 // resume rebuilds the offered attempt with its saved answers.
 func (m *mockModel) resume() tea.Cmd {
 	att := *m.offer
-	qs, err := exam.Rebuild(m.c.lib.Packets(), att.Items, att.Seed)
+	qs, err := exam.Rebuild(m.c.Lib.Packets(), att.Items, att.Seed)
 	if err != nil {
-		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.keys.MockExam.New) + " for a new exam."
+		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.Keys.MockExam.New) + " for a new exam."
 		return nil
 	}
 	m.begin(att, qs, m.offered)
@@ -222,7 +225,7 @@ func (m *mockModel) begin(att progress.Attempt, qs []exam.Question, saved map[st
 		}
 	}
 	m.phase, m.mode, m.idx, m.pending, m.saved, m.unsaved = mockTaking, modeItems, 0, 0, 0, false
-	m.now = m.c.now()
+	m.now = m.c.Now()
 	m.offer, m.offered = nil, nil
 	m.show(0)
 }
@@ -234,8 +237,8 @@ func (m *mockModel) show(i int) {
 	}
 	m.idx = min(max(i, 0), len(m.qs)-1)
 	q := m.qs[m.idx]
-	m.a = newAsk(choicesOf(q), q.Item.Choose)
-	m.a.set(m.chosen[q.Ref])
+	m.a = question.New(question.Choices(q), q.Item.Choose)
+	m.a.Set(m.chosen[q.Ref])
 	m.vp.GotoTop()
 }
 
@@ -245,7 +248,7 @@ func (m *mockModel) tick() tea.Cmd {
 		return nil
 	}
 	gen := m.gen
-	return m.c.tick(time.Second, func(t time.Time) tea.Msg { return mockTickMsg{gen: gen, at: t} })
+	return m.c.Tick(time.Second, func(t time.Time) tea.Msg { return mockTickMsg{gen: gen, at: t} })
 }
 
 // deadline is when a timed exam ends.
@@ -256,7 +259,7 @@ func (m *mockModel) timeUp() bool { return m.att.Limit > 0 && !m.now.Before(m.de
 
 // ShortHelp lists the keys that apply now.
 func (m *mockModel) ShortHelp() []key.Binding {
-	k, x := m.c.keys, m.c.keys.MockExam
+	k, x := m.c.Keys, m.c.Keys.MockExam
 	switch m.phase {
 	case mockOffer:
 		return []key.Binding{x.Resume, x.New}
@@ -279,7 +282,7 @@ func (m *mockModel) ShortHelp() []key.Binding {
 // FullHelp lists every key of the mock exam's current phase: answering (with the jump list and
 // the submit question), the resume offer, or the result and its review.
 func (m *mockModel) FullHelp() [][]key.Binding {
-	k, x := m.c.keys, m.c.keys.MockExam
+	k, x := m.c.Keys, m.c.Keys.MockExam
 	switch m.phase {
 	case mockOffer:
 		return [][]key.Binding{{x.Resume, x.New}}
@@ -299,8 +302,7 @@ func (m *mockModel) FullHelp() [][]key.Binding {
 func (m *mockModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
 	m.follow = true
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h-3, 1))
+	m.vp.SetSize(w, h-3)
 	cmd := m.requestStem()
 	m.refresh()
 	return cmd
@@ -312,7 +314,7 @@ func (m *mockModel) requestStem() tea.Cmd {
 		return nil
 	}
 	q := m.qs[m.idx]
-	return m.stem.request(renderKey{doc: q.Ref, width: m.width, style: m.c.mdStyle}, q.Item.Stem)
+	return m.stem.Request(common.RenderKey{Doc: q.Ref, Width: m.width, Style: m.c.MDStyle}, q.Item.Stem)
 }
 
 // Back handles esc inside the exam: it closes the jump list or the confirmation, and returns
@@ -342,7 +344,7 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil || msg.att == nil {
 			// No unfinished exam, or the store cannot tell: start a new one.
-			cmd = tea.Batch(warn("looking for an unfinished exam", msg.err), m.newAttempt())
+			cmd = tea.Batch(common.Warn("looking for an unfinished exam", msg.err), m.newAttempt())
 			break
 		}
 		m.phase, m.offer, m.offered = mockOffer, msg.att, msg.answers
@@ -354,20 +356,20 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 		m.att.ID = msg.id
 		m.unsaved = msg.err != nil
 		m.phase = mockTaking
-		cmd = tea.Batch(warn("starting the exam", msg.err), m.tick(), m.requestStem())
+		cmd = tea.Batch(common.Warn("starting the exam", msg.err), m.tick(), m.requestStem())
 	case submitReadMsg:
 		if msg.gen != m.gen || m.phase != mockSubmitting {
 			return nil
 		}
-		cmd = tea.Batch(warn("reading the saved answers", msg.err), m.finish(msg.answers))
+		cmd = tea.Batch(common.Warn("reading the saved answers", msg.err), m.finish(msg.answers))
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--
 			m.saved++
 			m.failed = false
 		}
-	case storeErrMsg:
-		if msg.op == saveOp && m.pending > 0 {
+	case common.StoreErrMsg:
+		if msg.Op == saveOp && m.pending > 0 {
 			m.pending--
 			m.failed = true
 		}
@@ -382,12 +384,12 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 			break
 		}
 		cmd = m.tick()
-	case renderedMsg:
-		if !m.stem.take(msg) {
+	case common.RenderedMsg:
+		if !m.stem.Take(msg) {
 			return nil
 		}
 	case tea.MouseWheelMsg:
-		wheel(&m.vp, msg)
+		m.vp.Wheel(msg)
 		return nil
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
@@ -400,8 +402,8 @@ func (m *mockModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press in the current phase.
 func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	k, x := m.c.keys, m.c.keys.MockExam
-	if page(&m.vp, k.Scroll, msg) {
+	k, x := m.c.Keys, m.c.Keys.MockExam
+	if m.vp.PageKey(msg, k.Scroll) {
 		return nil
 	}
 	switch m.phase {
@@ -411,7 +413,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.resume()
 		case key.Matches(msg, x.New):
 			id := m.offer.ID
-			abandon := m.c.write("", "abandoning the unfinished exam", func(s Store) error { return s.AbandonAttempt(id) }, changed)
+			abandon := m.c.Write("", "abandoning the unfinished exam", func(s Store) error { return s.AbandonAttempt(id) }, common.Changed)
 			return tea.Batch(abandon, m.newAttempt())
 		}
 	case mockTaking:
@@ -422,7 +424,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.show(0)
 			return m.requestStem()
 		}
-		scroll(&m.vp, k.Scroll, msg)
+		m.vp.Key(msg, k.Scroll)
 	case mockReview:
 		switch {
 		case key.Matches(msg, x.Next):
@@ -434,7 +436,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.show(m.idx - 1)
 			return m.requestStem()
 		}
-		scroll(&m.vp, k.Scroll, msg)
+		m.vp.Key(msg, k.Scroll)
 	}
 	return nil
 }
@@ -443,7 +445,7 @@ func (m *mockModel) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.note = ""
 	m.follow = true
-	k, x := m.c.keys, m.c.keys.MockExam
+	k, x := m.c.Keys, m.c.Keys.MockExam
 	switch m.mode {
 	case modeConfirm:
 		switch {
@@ -491,11 +493,11 @@ func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeConfirm
 		return nil
 	}
-	switch m.a.key(msg, k, false) {
-	case askChanged:
-		m.chosen[q.Ref] = m.a.chosen()
+	switch m.a.Key(msg, k, false) {
+	case question.Changed:
+		m.chosen[q.Ref] = m.a.Chosen()
 		return m.save(q.Ref)
-	case askAnswered:
+	case question.Answered:
 		// enter on a complete answer moves on.
 		if m.idx+1 < len(m.qs) {
 			m.show(m.idx + 1)
@@ -508,13 +510,13 @@ func (m *mockModel) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 // save stores the answer and flag of ref at once (without a store it only counts as kept in
 // memory).
 func (m *mockModel) save(ref string) tea.Cmd {
-	if m.c.store == nil || m.att.ID == 0 {
+	if m.c.Store == nil || m.att.ID == 0 {
 		return nil
 	}
-	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.now(), m.gen
+	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.Now(), m.gen
 	m.changed[ref] = at
 	m.pending++
-	return m.c.write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
+	return m.c.Write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
 	}, func() tea.Msg { return examSavedMsg{gen: gen} })
 }
@@ -550,14 +552,14 @@ func (m *mockModel) scored() map[string][]string {
 // answer given to the same exam in another kata window counts too (see finish); without one it
 // scores at once.
 func (m *mockModel) submit() tea.Cmd {
-	m.submitAt = m.c.now()
+	m.submitAt = m.c.Now()
 	m.mode = modeItems
-	if m.c.store == nil || m.att.ID == 0 {
+	if m.c.Store == nil || m.att.ID == 0 {
 		return m.finish(nil)
 	}
 	m.phase = mockSubmitting
 	gen, id := m.gen, m.att.ID
-	return m.c.read("", func(s Store) (tea.Msg, error) {
+	return m.c.Read("", func(s Store) (tea.Msg, error) {
 		ans, err := s.ExamAnswers(id)
 		return submitReadMsg{gen: gen, answers: ans, err: err}, nil
 	})
@@ -606,7 +608,7 @@ func (m *mockModel) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 		if n == 1 {
 			verb = "is"
 		}
-		note := count(n, "answer", "answers") + " given in another kata window on this exam " + verb + " included."
+		note := common.Count(n, "answer", "answers") + " given in another kata window on this exam " + verb + " included."
 		if m.note != "" {
 			note = m.note + " " + note
 		}
@@ -628,7 +630,7 @@ func (m *mockModel) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 	if att.ID == 0 {
 		return nil
 	}
-	return m.c.write(fmt.Sprintf("attempt:%d", att.ID), "submitting the exam", func(s Store) error { return s.FinishAttempt(att, recs) }, changed)
+	return m.c.Write(fmt.Sprintf("attempt:%d", att.ID), "submitting the exam", func(s Store) error { return s.FinishAttempt(att, recs) }, common.Changed)
 }
 
 // refresh rebuilds the viewport content for the phase.
@@ -646,14 +648,18 @@ func (m *mockModel) refresh() {
 		case modeJump:
 			content, line := m.jumpContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, m.follow, line, false)
+			if m.follow {
+				m.vp.Follow(line, false)
+			}
 		case modeConfirm:
 			m.vp.SetContent(m.confirmContent())
 			m.vp.GotoTop()
 		default:
 			content, line := m.itemContent()
 			m.vp.SetContent(content)
-			follow(&m.vp, m.follow, line, false)
+			if m.follow {
+				m.vp.Follow(line, false)
+			}
 		}
 		m.follow = false
 	case mockResult:
@@ -663,55 +669,52 @@ func (m *mockModel) refresh() {
 	case mockOffer:
 		m.vp.SetContent(m.offerContent())
 	case mockSubmitting:
-		m.vp.SetContent(m.c.st.subtle.Render("  Submitting the exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  Submitting the exam…"))
 	default:
-		m.vp.SetContent(m.c.st.subtle.Render("  Preparing the exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  Preparing the exam…"))
 	}
 }
 
 // stemLines returns the stem of the item on show: rendered, or plain while it renders.
 func (m *mockModel) stemLines(q exam.Question) string {
-	if m.stem.out != "" && m.stem.want.doc == q.Ref {
-		return m.stem.out
-	}
-	return "\n" + wrapHanging("  ", q.Item.Stem, m.width)
+	return m.stem.View(q.Ref, q.Item.Stem, m.width)
 }
 
 // itemContent lays out the item on show for answering, and the cursor's line.
 func (m *mockModel) itemContent() (string, int) {
-	st := m.c.st
+	st := m.c.Styles
 	w := m.width
 	q := m.qs[m.idx]
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 	if m.note != "" {
-		add(st.accent.Render(wrapHanging("  ", m.note, w)))
+		add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
 		add("")
 	}
 	add(itemHeadText(st, q.Item.Title, w))
 	add(m.stemLines(q))
 	add("")
 	if q.Item.Choose > 1 {
-		add(st.accent.Render(wrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, len(m.a.marked)), w)))
+		add(st.Accent.Render(common.WrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, m.a.Marked()), w)))
 		add("")
 	}
-	opts, cursor := m.a.choiceLines(st, w, true)
+	opts, cursor := m.a.Lines(st, w, true)
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	hint := "Mark with the letters (or " + keymap.Key(m.c.keys.Question.Mark) + " on the cursor). No feedback until you submit; answers are saved as you give them."
-	if m.c.store == nil || m.unsaved {
-		hint = "Mark with the letters (or " + keymap.Key(m.c.keys.Question.Mark) + " on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
+	hint := "Mark with the letters (or " + keymap.Key(m.c.Keys.Question.Mark) + " on the cursor). No feedback until you submit; answers are saved as you give them."
+	if m.c.Store == nil || m.unsaved {
+		hint = "Mark with the letters (or " + keymap.Key(m.c.Keys.Question.Mark) + " on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
 	}
-	add(st.subtle.Render(wrapHanging("  ", hint, w)))
+	add(st.Subtle.Render(common.WrapHanging("  ", hint, w)))
 	return strings.Join(lines, "\n"), base + cursor
 }
 
 // jumpContent lays out the jump list: every item with its answered and flagged state.
 func (m *mockModel) jumpContent() (string, int) {
-	st := m.c.st
+	st := m.c.Styles
 	answered, flagged := m.counts()
-	lines := []string{st.label.Render(fmt.Sprintf("  Jump to an item · %d of %d answered · %d flagged", answered, len(m.qs), flagged)), ""}
+	lines := []string{st.Label.Render(fmt.Sprintf("  Jump to an item · %d of %d answered · %d flagged", answered, len(m.qs), flagged)), ""}
 	cursor := -1
 	for i, q := range m.qs {
 		mark, flag := "·", " "
@@ -729,41 +732,41 @@ func (m *mockModel) jumpContent() (string, int) {
 			marker = "> "
 			cursor = len(lines)
 		}
-		line := truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, q.Item.Title), m.width)
+		line := common.Truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, q.Item.Title), m.width)
 		if i == m.jump {
-			line = st.selected.Render(line)
+			line = st.Selected.Render(line)
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", st.subtle.Render("  ✓ answered · ~ partly marked · · not answered · ⚑ flagged"))
+	lines = append(lines, "", st.Subtle.Render("  ✓ answered · ~ partly marked · · not answered · ⚑ flagged"))
 	return strings.Join(lines, "\n"), cursor
 }
 
 // confirmContent asks whether to submit.
 func (m *mockModel) confirmContent() string {
-	st := m.c.st
+	st := m.c.Styles
 	answered, flagged := m.counts()
 	lines := []string{
-		st.title.Render("  Submit the exam?"),
+		st.Title.Render("  Submit the exam?"),
 		"",
 		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
 	}
 	if left := len(m.qs) - answered; left > 0 {
-		lines = append(lines, st.fail.Render("  "+count(left, "item unanswered scores", "items unanswered score")+" nothing."))
+		lines = append(lines, st.Fail.Render("  "+common.Count(left, "item unanswered scores", "items unanswered score")+" nothing."))
 	}
-	x := m.c.keys.MockExam
+	x := m.c.Keys.MockExam
 	lines = append(lines, "", "  "+keymap.Says(x.Yes, "submit and see the score")+" · "+keymap.Says(x.No, "keep going"))
 	return strings.Join(lines, "\n")
 }
 
 // offerContent offers to resume an unfinished attempt.
 func (m *mockModel) offerContent() string {
-	st := m.c.st
+	st := m.c.Styles
 	a := m.offer
 	// Count complete answers, as the exam's header does (a half-marked multiple-response item
 	// is saved but not answered).
 	choose := map[string]int{}
-	if qs, err := exam.Rebuild(m.c.lib.Packets(), a.Items, a.Seed); err == nil {
+	if qs, err := exam.Rebuild(m.c.Lib.Packets(), a.Items, a.Seed); err == nil {
 		for _, q := range qs {
 			choose[q.Ref] = q.Item.Choose
 		}
@@ -775,23 +778,23 @@ func (m *mockModel) offerContent() string {
 		}
 	}
 	lines := []string{
-		st.title.Render("  An unfinished exam"),
+		st.Title.Render("  An unfinished exam"),
 		"",
 		fmt.Sprintf("  Started %s · %d items · %d answered so far", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), answered),
-		wrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.width),
+		common.WrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.width),
 	}
 	if a.Limit > 0 {
-		left := a.Started.Add(a.Limit).Sub(m.c.now())
+		left := a.Started.Add(a.Limit).Sub(m.c.Now())
 		if left > 0 {
-			lines = append(lines, fmt.Sprintf("  Time left: %s (the clock ran on while the app was closed).", clock(left)))
+			lines = append(lines, fmt.Sprintf("  Time left: %s (the clock ran on while the app was closed).", common.Clock(left)))
 		} else {
 			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
 		}
 	}
-	x := m.c.keys.MockExam
-	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new exam"), st.subtle.Render(wrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
+	x := m.c.Keys.MockExam
+	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new exam"), st.Subtle.Render(common.WrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.width)))
 	if m.note != "" {
-		lines = append(lines, "", st.fail.Render(wrapHanging("  ", m.note, m.width)))
+		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", m.note, m.width)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -815,36 +818,15 @@ func (m *mockModel) newExamWords() string {
 	limit := "untimed"
 	switch {
 	case m.opts.Time == 0:
-		limit = clock(time.Duration(n)*PerItemTime) + " to answer"
+		limit = common.Clock(time.Duration(n)*PerItemTime) + " to answer"
 	case m.opts.Time > 0:
-		limit = clock(m.opts.Time) + " to answer"
+		limit = common.Clock(m.opts.Time) + " to answer"
 	}
-	return fmt.Sprintf("%s from %s, %s", count(n, "item", "items"), from, limit)
-}
-
-// clock formats a duration as h:mm:ss or mm:ss, rounded up to the second.
-func clock(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int((d + time.Second - 1) / time.Second)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
-}
-
-// percentOf returns part/total as a whole percentage, rounded half up (2 of 3 is 67); 0 when
-// total is 0.
-func percentOf(part, total int) int {
-	if total <= 0 {
-		return 0
-	}
-	return (part*200 + total) / (total * 2)
+	return fmt.Sprintf("%s from %s, %s", common.Count(n, "item", "items"), from, limit)
 }
 
 // tallyRows lays out a breakdown table: name, correct/total, percent, sorted by name.
-func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []string {
+func tallyRows(st *common.Styles, title string, tallies map[string]exam.Tally, w int) []string {
 	names := make([]string, 0, len(tallies))
 	width := 0
 	for n := range tallies {
@@ -853,53 +835,53 @@ func tallyRows(st styles, title string, tallies map[string]exam.Tally, w int) []
 	}
 	sort.Strings(names)
 	width = min(width, max(w-24, 10))
-	lines := []string{st.label.Render("  " + title)}
+	lines := []string{st.Label.Render("  " + title)}
 	for _, n := range names {
 		t := tallies[n]
-		lines = append(lines, truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, truncate(n, width), t.Correct, t.Total, percentOf(t.Correct, t.Total)), w))
+		lines = append(lines, common.Truncate(fmt.Sprintf("    %-*s %3d/%-3d %3d%%", width, common.Truncate(n, width), t.Correct, t.Total, common.PercentOf(t.Correct, t.Total)), w))
 	}
 	return lines
 }
 
 // resultContent lays out the scaled score, the raw score, pass/fail and the breakdowns.
 func (m *mockModel) resultContent() string {
-	st := m.c.st
+	st := m.c.Styles
 	r := m.result
 	s := m.opts.Scale
-	verdict := st.pass.Render("PASS")
+	verdict := st.Pass.Render("PASS")
 	if !r.Passed {
-		verdict = st.fail.Render("FAIL")
+		verdict = st.Fail.Render("FAIL")
 	}
 	lines := []string{
-		st.title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
-		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Raw score: %d of %d items right; an item scores only when exactly its keyed options are chosen.", r.Points, r.Max), m.width)),
-		st.subtle.Render(wrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
+		st.Title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.Subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
+		st.Subtle.Render(common.WrapHanging("  ", fmt.Sprintf("Raw score: %d of %d items right; an item scores only when exactly its keyed options are chosen.", r.Points, r.Max), m.width)),
+		st.Subtle.Render(common.WrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.width)),
 	}
 	used := m.att.Finished.Sub(m.att.Started)
 	if m.att.Limit > 0 {
-		lines = append(lines, fmt.Sprintf("  Time used %s of %s", clock(min(used, m.att.Limit)), clock(m.att.Limit)))
+		lines = append(lines, fmt.Sprintf("  Time used %s of %s", common.Clock(min(used, m.att.Limit)), common.Clock(m.att.Limit)))
 	} else {
-		lines = append(lines, fmt.Sprintf("  Time used %s (untimed)", clock(used)))
+		lines = append(lines, fmt.Sprintf("  Time used %s (untimed)", common.Clock(used)))
 	}
 	if m.note != "" {
-		lines = append(lines, st.accent.Render(wrapHanging("  ", m.note, m.width)))
+		lines = append(lines, st.Accent.Render(common.WrapHanging("  ", m.note, m.width)))
 	}
 	lines = append(lines, "")
 	lines = append(lines, tallyRows(st, "By kata", r.ByKata, m.width)...)
 	lines = append(lines, "")
 	lines = append(lines, tallyRows(st, "By scenario", r.ByScenario, m.width)...)
-	lines = append(lines, "", st.subtle.Render("  "+keymap.Says(m.c.keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.keys.Back, "back to the catalog")))
+	lines = append(lines, "", st.Subtle.Render("  "+keymap.Says(m.c.Keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.Keys.Back, "back to the catalog")))
 	return strings.Join(lines, "\n")
 }
 
 // reviewContent lays out one submitted item: the stem, the verdict, every option with the key,
 // the learner's choice and its rationale.
 func (m *mockModel) reviewContent() string {
-	st := m.c.st
+	st := m.c.Styles
 	w := m.width
 	q := m.qs[m.idx]
 	chosen := m.scored()[q.Ref]
-	opts := choicesOf(q)
+	opts := question.Choices(q)
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 	add(itemHeadText(st, q.Item.Title, w))
@@ -907,92 +889,81 @@ func (m *mockModel) reviewContent() string {
 	add("")
 	switch {
 	case len(chosen) == 0:
-		add(st.fail.Render("  ✗ not answered") + " — the key is " + keyLetters(opts))
+		add(st.Fail.Render("  ✗ not answered") + " — the key is " + question.KeyLetters(opts))
 	default:
-		add(verdictLine(st, opts, exam.Correct(q.Item, chosen)))
+		add(question.Verdict(st, opts, exam.Correct(q.Item, chosen)))
 	}
 	add("")
-	lines = append(lines, revealLines(st, w, opts, chosen)...)
+	lines = append(lines, question.Reveal(st, w, opts, chosen)...)
 	add("")
-	add(st.subtle.Render("  " + keymap.Says(m.c.keys.MockExam.Next, "other items") + " · " + keymap.Says(m.c.keys.Back, "back to the score")))
+	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.MockExam.Next, "other items") + " · " + keymap.Says(m.c.Keys.Back, "back to the score")))
 	return strings.Join(lines, "\n")
-}
-
-// keyLetters lists the display letters of the keyed options.
-func keyLetters(opts []choice) string {
-	var ks []string
-	for i, o := range opts {
-		if o.key {
-			ks = append(ks, letter(i))
-		}
-	}
-	return strings.Join(ks, ", ")
 }
 
 // View draws the status line (item, counts, save state, countdown) and the phase's content.
 func (m *mockModel) View() string {
-	st := m.c.st
+	st := m.c.Styles
 	if len(m.qs) == 0 && m.phase >= mockTaking {
-		return st.title.Render("Mock exam") + "\n\n  There are no exam items in the chosen katas."
+		return st.Title.Render("Mock exam") + "\n\n  There are no exam items in the chosen katas."
 	}
 	var left, right, second string
 	switch m.phase {
 	case mockTaking:
 		answered, flagged := m.counts()
-		left = st.title.Render(fmt.Sprintf("Mock exam · item %d of %d", m.idx+1, len(m.qs))) +
-			st.subtle.Render(fmt.Sprintf(" · %d answered · %d flagged", answered, flagged))
+		left = st.Title.Render(fmt.Sprintf("Mock exam · item %d of %d", m.idx+1, len(m.qs))) +
+			st.Subtle.Render(fmt.Sprintf(" · %d answered · %d flagged", answered, flagged))
 		if m.att.Limit > 0 {
-			right = "left " + clock(m.deadline().Sub(m.now))
+			right = "left " + common.Clock(m.deadline().Sub(m.now))
 			if m.deadline().Sub(m.now) < time.Minute {
-				right = st.fail.Render(right)
+				right = st.Fail.Render(right)
 			} else {
-				right = st.accent.Render(right)
+				right = st.Accent.Render(right)
 			}
 		}
 		q := m.qs[m.idx]
-		second = st.subtle.Render(q.Kata + " · scenario: " + q.Item.Scenario)
+		second = st.Subtle.Render(q.Kata + " · scenario: " + q.Item.Scenario)
 		if m.flagged[q.Ref] {
-			second += " " + st.accent.Render("⚑ flagged")
+			second += " " + st.Accent.Render("⚑ flagged")
 		}
 		// The save state always shows whole: the kata and scenario give way.
 		if state := m.saveState(); state != "" {
-			second = truncate(second, max(m.width-lipgloss.Width(state)-2, 1)) + "  " + state
+			second = common.Truncate(second, max(m.width-lipgloss.Width(state)-2, 1)) + "  " + state
 		}
 	case mockResult:
-		left = st.title.Render("Mock exam · result")
-		second = st.subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
+		left = st.Title.Render("Mock exam · result")
+		second = st.Subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
 	case mockReview:
 		q := m.qs[m.idx]
-		left = st.title.Render(fmt.Sprintf("Exam review · item %d of %d", m.idx+1, len(m.qs)))
-		second = st.subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
+		left = st.Title.Render(fmt.Sprintf("Exam review · item %d of %d", m.idx+1, len(m.qs)))
+		second = st.Subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
 	default:
-		left = st.title.Render("Mock exam")
+		left = st.Title.Render("Mock exam")
 	}
 	head := left
 	if right != "" {
 		// The countdown always shows whole: the counts give way.
-		left = truncate(left, max(m.width-lipgloss.Width(right)-1, 1))
+		left = common.Truncate(left, max(m.width-lipgloss.Width(right)-1, 1))
 		head = left + strings.Repeat(" ", max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 	}
-	return truncate(head, m.width) + "\n" + truncate(second, m.width) + "\n\n" + m.vp.View()
+	return common.Truncate(head, m.width) + "\n" + common.Truncate(second, m.width) + "\n\n" + m.vp.View()
 }
 
 // saveState says whether the answers are saved.
 func (m *mockModel) saveState() string {
-	st := m.c.st
+	st := m.c.Styles
 	switch {
-	case m.c.store == nil:
-		return st.subtle.Render("not saved: no progress store")
+	case m.c.Store == nil:
+		return st.Subtle.Render("not saved: no progress store")
 	case m.unsaved:
-		return st.fail.Render("not saved: the store failed")
+		return st.Fail.Render("not saved: the store failed")
 	case m.failed:
-		return st.fail.Render("last answer not saved")
+		return st.Fail.Render("last answer not saved")
 	case m.att.ID == 0:
-		return st.subtle.Render("starting…")
+		return st.Subtle.Render("starting…")
 	case m.pending > 0:
-		return st.subtle.Render("saving…")
+		return st.Subtle.Render("saving…")
 	case m.saved > 0:
-		return st.subtle.Render("saved")
+		return st.Subtle.Render("saved")
 	}
 	return ""
 }

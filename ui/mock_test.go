@@ -17,6 +17,8 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
 )
 
 // examLib is three katas: alpha-kata and beta-kata (two single-answer items each) and
@@ -41,9 +43,9 @@ func (d *driver) keys() (right, wrong []string) {
 	m := d.mock()
 	for i, o := range m.qs[m.idx].Options() {
 		if o.Key {
-			right = append(right, letter(i))
+			right = append(right, question.Letter(i))
 		} else {
-			wrong = append(wrong, letter(i))
+			wrong = append(wrong, question.Letter(i))
 		}
 	}
 	return right, wrong
@@ -235,13 +237,13 @@ func TestMockExamSaveFailureShows(t *testing.T) {
 }
 
 func TestExamDefaults(t *testing.T) {
-	if got := clock(119*time.Second + time.Millisecond); got != "02:00" {
+	if got := common.Clock(119*time.Second + time.Millisecond); got != "02:00" {
 		t.Errorf("clock rounds up: %s", got)
 	}
-	if got := clock(2*time.Hour + 5*time.Second); got != "2:00:05" {
+	if got := common.Clock(2*time.Hour + 5*time.Second); got != "2:00:05" {
 		t.Errorf("clock of 2h5s: %s", got)
 	}
-	if !strings.Contains(clock(-time.Second), "00:00") {
+	if !strings.Contains(common.Clock(-time.Second), "00:00") {
 		t.Error("negative time")
 	}
 }
@@ -441,8 +443,8 @@ func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 
 func TestPercentOfRounds(t *testing.T) {
 	for _, c := range []struct{ part, total, want int }{{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {1, 2, 50}, {1, 8, 13}, {3, 3, 100}} {
-		if got := percentOf(c.part, c.total); got != c.want {
-			t.Errorf("percentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
+		if got := common.PercentOf(c.part, c.total); got != c.want {
+			t.Errorf("common.PercentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
 		}
 	}
 }

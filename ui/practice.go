@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/components/stem"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
@@ -26,7 +29,7 @@ type card struct {
 	stemMD string // an item's stem (Markdown, rendered in a command); "" for a trap
 	trap   string // a trap's text; "" for an item
 	why    string // a trap's "why it fails", shown once answered
-	opts   []choice
+	opts   []question.Choice
 	choose int
 }
 
@@ -36,7 +39,7 @@ func itemCard(q exam.Question) card {
 		kata: q.Kata, itemID: q.Item.ID, cardID: q.CardID,
 		head:  q.Item.ID + " · scenario: " + q.Item.Scenario,
 		title: q.Item.Title, stemMD: q.Item.Stem,
-		opts: choicesOf(q), choose: q.Item.Choose,
+		opts: question.Choices(q), choose: q.Item.Choose,
 	}
 }
 
@@ -45,8 +48,8 @@ func trapCard(q exam.DrillQuestion) card {
 	return card{
 		kata: q.Kata, itemID: fmt.Sprintf("traps.md:%d", q.Row.Line), cardID: q.CardID,
 		head:  "trap table: " + q.Table,
-		title: "Which pattern avoids this trap?", trap: inline(q.Row.Trap), why: inline(q.Row.WhyItFails),
-		opts: drillChoices(q), choose: 1,
+		title: "Which pattern avoids this trap?", trap: common.Inline(q.Row.Trap), why: common.Inline(q.Row.WhyItFails),
+		opts: question.DrillChoices(q), choose: 1,
 	}
 }
 
@@ -97,26 +100,26 @@ const requeueGap = 3
 // every option's rationale and the rating its card got; the answer is recorded (RecordAnswer,
 // which also reviews the card). At the end a summary lists the misses.
 type practiceModel struct {
-	c        *common
+	c        *app
 	kind     practiceKind
 	title    string
 	empty    string // what to say when the deck is empty
 	deck     []card
 	idx      int
-	a        ask
+	a        question.Model
 	shown    time.Time // when the card on show appeared (for Elapsed)
 	answer   *outcome  // the answer to the card on show, nil until given
 	results  []outcome // every answer, in order
 	missed   map[string]bool
 	finished bool
 	follow   bool
-	stem     stemView
-	vp       viewport.Model
+	stem     stem.Model
+	vp       *viewport.Model
 	width    int
 	height   int
 }
 
-func newPractice(c *common, kind practiceKind, title, empty string, deck []card) *practiceModel {
+func newPractice(c *app, kind practiceKind, title, empty string, deck []card) *practiceModel {
 	m := &practiceModel{c: c, kind: kind, title: title, empty: empty, vp: viewport.New()}
 	m.setDeck(deck)
 	return m
@@ -133,9 +136,9 @@ func (m *practiceModel) setDeck(deck []card) {
 // begin shows the card at idx afresh.
 func (m *practiceModel) begin() {
 	m.answer = nil
-	m.shown = m.c.now()
+	m.shown = m.c.Now()
 	if m.idx < len(m.deck) {
-		m.a = newAsk(m.deck[m.idx].opts, m.deck[m.idx].choose)
+		m.a = question.New(m.deck[m.idx].opts, m.deck[m.idx].choose)
 	}
 	m.vp.GotoTop()
 }
@@ -144,7 +147,7 @@ func (m *practiceModel) begin() {
 // time spent elsewhere does not count as time spent answering (and rate a quick answer as slow).
 func (m *practiceModel) Activate() {
 	if m.answer == nil && !m.finished {
-		m.shown = m.c.now()
+		m.shown = m.c.Now()
 	}
 }
 
@@ -153,7 +156,7 @@ func (m *practiceModel) cur() card { return m.deck[m.idx] }
 
 // ShortHelp lists the keys that apply now.
 func (m *practiceModel) ShortHelp() []key.Binding {
-	k := m.c.keys
+	k := m.c.Keys
 	switch {
 	case len(m.deck) == 0:
 		return nil
@@ -168,7 +171,7 @@ func (m *practiceModel) ShortHelp() []key.Binding {
 
 // FullHelp lists every key of the deck.
 func (m *practiceModel) FullHelp() [][]key.Binding {
-	k := m.c.keys
+	k := m.c.Keys
 	return [][]key.Binding{
 		{k.Cursor.Up, k.Question.Mark, k.Question.Answer},
 		{k.Practice.Next, k.Practice.Restart},
@@ -179,8 +182,7 @@ func (m *practiceModel) FullHelp() [][]key.Binding {
 // SetSize sizes the viewport and asks for the stem at the new width.
 func (m *practiceModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h-2, 1))
+	m.vp.SetSize(w, h-2)
 	cmd := m.requestStem()
 	m.refresh()
 	return cmd
@@ -192,18 +194,18 @@ func (m *practiceModel) requestStem() tea.Cmd {
 		return nil
 	}
 	c := m.cur()
-	return m.stem.request(renderKey{doc: c.kata + "#" + c.itemID, width: m.width, style: m.c.mdStyle}, c.stemMD)
+	return m.stem.Request(common.RenderKey{Doc: c.kata + "#" + c.itemID, Width: m.width, Style: m.c.MDStyle}, c.stemMD)
 }
 
 // Update answers, moves on and takes stem renderings.
 func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case renderedMsg:
-		if m.stem.take(msg) {
+	case common.RenderedMsg:
+		if m.stem.Take(msg) {
 			m.refresh()
 		}
 	case tea.MouseWheelMsg:
-		wheel(&m.vp, msg)
+		m.vp.Wheel(msg)
 	case tea.KeyPressMsg:
 		if len(m.deck) == 0 {
 			return nil
@@ -217,11 +219,11 @@ func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press.
 func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.c.keys
-	if page(&m.vp, k.Scroll, msg) {
+	k := m.c.Keys
+	if m.vp.PageKey(msg, k.Scroll) {
 		return nil
 	}
-	if (m.finished || m.answer != nil) && scroll(&m.vp, k.Scroll, msg) {
+	if (m.finished || m.answer != nil) && m.vp.Key(msg, k.Scroll) {
 		return nil
 	}
 	if m.finished {
@@ -238,8 +240,8 @@ func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	m.follow = true
-	if m.a.key(msg, k, true) == askAnswered {
-		return m.give(m.a.chosen())
+	if m.a.Key(msg, k, true) == question.Answered {
+		return m.give(m.a.Chosen())
 	}
 	return nil
 }
@@ -265,9 +267,9 @@ func (m *practiceModel) restart() {
 // give records the answer to the card on show.
 func (m *practiceModel) give(chosen []string) tea.Cmd {
 	c := m.cur()
-	now := m.c.now()
+	now := m.c.Now()
 	elapsed := now.Sub(m.shown)
-	correct := exactly(c.opts, chosen)
+	correct := question.Exactly(c.opts, chosen)
 	o := outcome{card: c, chosen: chosen, correct: correct, rating: srs.Rate(correct, elapsed, progress.FastAnswer)}
 	m.answer = &o
 	m.results = append(m.results, o)
@@ -280,30 +282,16 @@ func (m *practiceModel) give(chosen []string) tea.Cmd {
 			m.deck = append(m.deck[:at], append([]card{rotated(c)}, m.deck[at:]...)...)
 		}
 	}
-	return m.c.recordAnswer(progress.Answer{Kata: c.kata, ItemID: c.itemID, CardID: c.cardID, Chosen: chosen, Correct: correct, Elapsed: elapsed, At: now})
+	return m.c.RecordAnswer(progress.Answer{Kata: c.kata, ItemID: c.itemID, CardID: c.cardID, Chosen: chosen, Correct: correct, Elapsed: elapsed, At: now})
 }
 
 // rotated returns c with its options moved up one place (the first goes last), so every option,
 // the key too, shows under another letter when there are two or more.
 func rotated(c card) card {
 	if len(c.opts) > 1 {
-		c.opts = append(append([]choice(nil), c.opts[1:]...), c.opts[0])
+		c.opts = append(append([]question.Choice(nil), c.opts[1:]...), c.opts[0])
 	}
 	return c
-}
-
-// exactly reports whether chosen is exactly the keyed options.
-func exactly(opts []choice, chosen []string) bool {
-	n := 0
-	for _, o := range opts {
-		if o.key {
-			n++
-			if !contains(chosen, o.id) {
-				return false
-			}
-		}
-	}
-	return n == len(chosen)
 }
 
 // next moves to the following card, or to the summary after the last.
@@ -330,21 +318,10 @@ func (m *practiceModel) refresh() {
 	}
 	content, line, top := m.content()
 	m.vp.SetContent(content)
-	follow(&m.vp, m.follow, line, top)
-	m.follow = false
-}
-
-// follow scrolls vp to keep line in sight (at the top when top is set); line < 0 does nothing.
-func follow(vp *viewport.Model, on bool, line int, top bool) {
-	switch {
-	case !on || line < 0:
-	case top:
-		vp.SetYOffset(line)
-	case line < vp.YOffset():
-		vp.SetYOffset(line)
-	case line >= vp.YOffset()+vp.Height():
-		vp.SetYOffset(line - vp.Height() + 1)
+	if m.follow {
+		m.vp.Follow(line, top)
 	}
+	m.follow = false
 }
 
 // ratingWords says what a rating means for the card.
@@ -362,7 +339,7 @@ func ratingWords(r srs.Rating) string {
 // content lays out the card on show and returns the line to keep in sight: the cursor before
 // answering, the verdict (put at the top) after.
 func (m *practiceModel) content() (string, int, bool) {
-	st := m.c.st
+	st := m.c.Styles
 	w := m.width
 	c := m.cur()
 	var lines []string
@@ -371,51 +348,48 @@ func (m *practiceModel) content() (string, int, bool) {
 	switch {
 	case c.trap != "":
 		add("")
-		add(st.label.Render("  Trap: ") + wrapHanging("", c.trap, max(w-8, 1)))
-	case m.stem.out != "":
-		add(m.stem.out)
+		add(st.Label.Render("  Trap: ") + common.WrapHanging("", c.trap, max(w-8, 1)))
 	default:
-		add("")
-		add(wrapHanging("  ", c.stemMD, w))
+		add(m.stem.View(c.kata+"#"+c.itemID, c.stemMD, w))
 	}
 	add("")
 	if m.answer == nil {
 		if c.choose > 1 {
-			add(chooseHint(st, m.c.keys, c.choose, len(m.a.marked)))
+			add(question.ChooseHint(st, m.c.Keys, c.choose, m.a.Marked()))
 			add("")
 		}
-		opts, cursor := m.a.choiceLines(st, w, false)
+		opts, cursor := m.a.Lines(st, w, false)
 		base := len(lines)
 		lines = append(lines, opts...)
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)
-	add(verdictLine(st, c.opts, m.answer.correct) + st.subtle.Render(" · "+ratingWords(m.answer.rating)))
+	add(question.Verdict(st, c.opts, m.answer.correct) + st.Subtle.Render(" · "+ratingWords(m.answer.rating)))
 	if c.why != "" {
-		add(wrapHanging("  Why it fails: ", c.why, w))
+		add(common.WrapHanging("  Why it fails: ", c.why, w))
 	}
 	if !m.answer.correct && m.kind == drillDeck {
-		add(st.subtle.Render("  This trap comes back later in the drill."))
+		add(st.Subtle.Render("  This trap comes back later in the drill."))
 	}
 	add("")
-	lines = append(lines, revealLines(st, w, c.opts, m.answer.chosen)...)
+	lines = append(lines, question.Reveal(st, w, c.opts, m.answer.chosen)...)
 	add("")
 	nextWord := "next"
 	if m.idx+1 >= len(m.deck) {
 		nextWord = "see the summary"
 	}
-	add(st.subtle.Render("  " + keymap.Says(m.c.keys.Practice.Next, nextWord)))
+	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Next, nextWord)))
 	return strings.Join(lines, "\n"), verdict, true
 }
 
 // itemHeadText is an item or trap card's title line.
-func itemHeadText(st styles, title string, w int) string {
-	return st.label.Render(wrapHanging("  ", title, w))
+func itemHeadText(st *common.Styles, title string, w int) string {
+	return st.Label.Render(common.WrapHanging("  ", title, w))
 }
 
 // summary lays out the score and the misses.
 func (m *practiceModel) summary() string {
-	st := m.c.st
+	st := m.c.Styles
 	firstTry := map[string]bool{} // card → right the first time it was asked
 	asked := map[string]bool{}
 	var order []card
@@ -433,11 +407,11 @@ func (m *practiceModel) summary() string {
 		}
 	}
 	total := len(order)
-	pct := percentOf(right, total)
+	pct := common.PercentOf(right, total)
 	var b strings.Builder
-	b.WriteString(st.title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
+	b.WriteString(st.Title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
 	if m.kind == drillDeck {
-		b.WriteString(st.subtle.Render(" right the first time"))
+		b.WriteString(st.Subtle.Render(" right the first time"))
 	}
 	b.WriteString("\n\n")
 	var missed []string
@@ -449,33 +423,33 @@ func (m *practiceModel) summary() string {
 		if c.trap != "" {
 			label = c.trap
 		}
-		missed = append(missed, wrapHanging("  • ", label, m.width))
+		missed = append(missed, common.WrapHanging("  • ", label, m.width))
 	}
 	if len(missed) == 0 {
-		b.WriteString(st.pass.Render("  No misses."))
+		b.WriteString(st.Pass.Render("  No misses."))
 	} else {
-		b.WriteString(st.label.Render("  Missed:"))
+		b.WriteString(st.Label.Render("  Missed:"))
 		b.WriteString("\n")
 		b.WriteString(strings.Join(missed, "\n"))
 	}
 	b.WriteString("\n\n")
-	if m.c.store != nil {
-		b.WriteString(st.subtle.Render(wrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.width)))
+	if m.c.Store != nil {
+		b.WriteString(st.Subtle.Render(common.WrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.width)))
 		b.WriteString("\n")
 	}
-	b.WriteString(st.subtle.Render("  " + keymap.Says(m.c.keys.Practice.Restart, "start over") + " · " + keymap.Says(m.c.keys.Back, "back")))
+	b.WriteString(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Restart, "start over") + " · " + keymap.Says(m.c.Keys.Back, "back")))
 	return b.String()
 }
 
 // View draws the progress line and the card.
 func (m *practiceModel) View() string {
-	st := m.c.st
+	st := m.c.Styles
 	if len(m.deck) == 0 {
-		return st.title.Render(m.title) + "\n\n" + wrapHanging("  ", m.empty, m.width)
+		return st.Title.Render(m.title) + "\n\n" + common.WrapHanging("  ", m.empty, m.width)
 	}
 	var head string
 	if m.finished {
-		head = st.title.Render(m.title) + " " + st.subtle.Render("— done")
+		head = st.Title.Render(m.title) + " " + st.Subtle.Render("— done")
 	} else {
 		noun := "Question"
 		switch m.kind {
@@ -484,44 +458,7 @@ func (m *practiceModel) View() string {
 		case reviewDeck:
 			noun = "Card"
 		}
-		head = st.title.Render(fmt.Sprintf("%s %d of %d", noun, m.idx+1, len(m.deck))) + " " + st.subtle.Render("· "+m.cur().head)
+		head = st.Title.Render(fmt.Sprintf("%s %d of %d", noun, m.idx+1, len(m.deck))) + " " + st.Subtle.Render("· "+m.cur().head)
 	}
-	return truncate(head, m.width) + "\n\n" + m.vp.View()
-}
-
-// stemView holds the rendering of one item stem: the key asked for and the result.
-type stemView struct {
-	want renderKey
-	out  string
-}
-
-// request asks for md at k unless it is already wanted.
-func (s *stemView) request(k renderKey, md string) tea.Cmd {
-	if k == s.want {
-		return nil
-	}
-	s.want, s.out = k, ""
-	return renderMarkdown(k, md)
-}
-
-// take keeps a rendering that is the one wanted and reports whether it did.
-func (s *stemView) take(msg renderedMsg) bool {
-	if msg.key != s.want {
-		return false
-	}
-	s.out = ""
-	if msg.err == nil {
-		s.out = strings.TrimRight(msg.out, "\n ")
-	}
-	return true
-}
-
-// wheel scrolls vp by three lines per wheel notch.
-func wheel(vp *viewport.Model, msg tea.MouseWheelMsg) {
-	switch msg.Button {
-	case tea.MouseWheelUp:
-		vp.ScrollUp(3)
-	case tea.MouseWheelDown:
-		vp.ScrollDown(3)
-	}
+	return common.Truncate(head, m.width) + "\n\n" + m.vp.View()
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
 )
 
 // drillTraps is a trap table of four rows, so each drill question has four options.
@@ -41,9 +43,9 @@ func drillLib(t *testing.T) *katas.Library {
 func (d *driver) practice() *practiceModel {
 	m := d.m.(Model)
 	switch m.current {
-	case reviewScreen:
+	case common.ReviewScreen:
 		return m.review.practiceModel
-	case drillScreen:
+	case common.DrillScreen:
 		return m.sessions[m.packet].drill
 	}
 	return m.sessions[m.packet].quiz
@@ -54,8 +56,8 @@ func (d *driver) pick(right bool) {
 	d.t.Helper()
 	p := d.practice()
 	for i, o := range p.cur().opts {
-		if o.key == right {
-			d.press(letter(i))
+		if o.Key == right {
+			d.press(question.Letter(i))
 			return
 		}
 	}
@@ -82,14 +84,14 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 	// It comes back with its key under another letter.
 	keyAt := func(c card) int {
 		for i, o := range c.opts {
-			if o.key {
+			if o.Key {
 				return i
 			}
 		}
 		return -1
 	}
 	if keyAt(d.practice().cur()) == keyAt(first) {
-		t.Errorf("the missed card came back with its key still at %s)", letter(keyAt(first)))
+		t.Errorf("the missed card came back with its key still at %s)", question.Letter(keyAt(first)))
 	}
 	d.press("n")
 	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
@@ -318,7 +320,7 @@ func TestStartupWarning(t *testing.T) {
 // to three lines above the help line, and the frame still fits.
 func TestLongWarningWraps(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 24)
-	d.send(storeErrMsg{op: "submitting the exam", err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
+	d.send(common.StoreErrMsg{Op: "submitting the exam", Err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
 	d.mustSee("⚠ progress not saved (submitting the exam)", "attempt 2 is already submitted")
 	d.checkFrame(80, 24)
 	d.mustSee("? keys • q quit")

@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
@@ -73,7 +75,7 @@ func parsePrompt(name, md string) prompt {
 func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
 	ps := m.prompts
 	m.prompts = nil
-	if i := keymap.Index(m.c.keys.Letter, msg.String()); i >= 0 && i < len(ps) {
+	if i := keymap.Index(m.c.Keys.Letter, msg.String()); i >= 0 && i < len(ps) {
 		p := ps[i]
 		m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %d characters).", p.title, len(p.text))
 		return tea.SetClipboard(p.text)
@@ -83,11 +85,11 @@ func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
 
 // pickerView lists the prompts to copy.
 func (m *kataModel) pickerView() string {
-	st := m.c.st
-	lines := []string{st.label.Render("  Copy which prompt to the clipboard?"), ""}
+	st := m.c.Styles
+	lines := []string{st.Label.Render("  Copy which prompt to the clipboard?"), ""}
 	for i, p := range m.prompts {
-		lines = append(lines, wrapHanging("  "+letter(i)+") ", p.title, m.width))
+		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.width))
 	}
-	lines = append(lines, "", st.subtle.Render(wrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.width)))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.width)))
 	return strings.Join(lines, "\n")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/common"
 )
 
 // NewCardsPerSession is how many cards never reviewed a review session adds after the due ones.
@@ -33,29 +34,29 @@ type reviewModel struct {
 	due     int // how many of the deck were due (the rest are new)
 }
 
-func newReview(c *common, ids []string) *reviewModel {
+func newReview(c *app, ids []string) *reviewModel {
 	return &reviewModel{practiceModel: newPractice(c, reviewDeck, "Review", "", nil), katas: ids}
 }
 
 // packets returns the packets the session covers.
 func (m *reviewModel) packets() []*katas.Packet {
-	return packetsFor(m.c.lib, m.katas)
+	return m.c.Packets(m.katas)
 }
 
 // Start loads the due cards (or, without a store, builds a deck of new cards at once).
 func (m *reviewModel) Start() tea.Cmd {
-	m.gen = m.c.nextGen()
-	if m.c.store == nil {
+	m.gen = m.c.NextGen()
+	if m.c.Store == nil {
 		m.build(nil, nil)
 		return m.requestStem()
 	}
 	m.loading = true
-	gen, ids, now := m.gen, m.katas, m.c.now()
+	gen, ids, now := m.gen, m.katas, m.c.Now()
 	var kataIDs []string
 	for _, p := range m.packets() {
 		kataIDs = append(kataIDs, p.ID)
 	}
-	return m.c.read("", func(s Store) (tea.Msg, error) {
+	return m.c.Read("", func(s Store) (tea.Msg, error) {
 		due, err := s.Due(now, ids)
 		if err != nil {
 			return reviewLoadedMsg{gen: gen, err: err}, nil
@@ -78,7 +79,7 @@ func (m *reviewModel) Start() tea.Cmd {
 // skipped), then up to NewCardsPerSession new cards taken in turn from each kata, items before
 // trap rows.
 func (m *reviewModel) build(due []progress.DueCard, known map[string]bool) {
-	seed := m.c.seed()
+	seed := m.c.Seed()
 	items := map[string]card{}
 	traps := map[string]card{}
 	var perKata [][]card // never-seen cards of each packet, items first
@@ -139,11 +140,11 @@ func (m *reviewModel) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.build(msg.due, msg.known)
-		cmd := tea.Batch(warn("loading the due cards", msg.err), m.requestStem())
+		cmd := tea.Batch(common.Warn("loading the due cards", msg.err), m.requestStem())
 		m.refresh()
 		return cmd
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.c.keys.Practice.Restart) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.c.Keys.Practice.Restart) {
 		// Start over means a fresh session: what is due now, and new cards.
 		return m.Start()
 	}
@@ -160,13 +161,13 @@ func (m *reviewModel) ShortHelp() []key.Binding {
 
 // View draws the session, or a loading line.
 func (m *reviewModel) View() string {
-	st := m.c.st
+	st := m.c.Styles
 	if m.loading {
-		return st.title.Render("Review") + "\n\n" + st.subtle.Render("  Loading the due cards…")
+		return st.Title.Render("Review") + "\n\n" + st.Subtle.Render("  Loading the due cards…")
 	}
 	v := m.practiceModel.View()
 	if len(m.deck) > 0 && !m.finished {
-		v = truncate(fmt.Sprintf("%s %s", st.title.Render("Review"), st.subtle.Render(fmt.Sprintf("· %d due · %d new", m.due, len(m.deck)-m.due))), m.width) + "\n" + v
+		v = common.Truncate(fmt.Sprintf("%s %s", st.Title.Render("Review"), st.Subtle.Render(fmt.Sprintf("· %d due · %d new", m.due, len(m.deck)-m.due))), m.width) + "\n" + v
 	}
 	return v
 }

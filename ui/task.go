@@ -9,9 +9,10 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
@@ -31,7 +32,7 @@ const (
 // taskModel shows the task's steps and the workspace, creates the workspace, grades it with
 // live progress and lists the results; the selected failed test shows its message and output.
 type taskModel struct {
-	c      *common
+	c      *app
 	p      *katas.Packet
 	dir    string
 	ws     wsState
@@ -49,12 +50,12 @@ type taskModel struct {
 	follow bool
 	// regrade is set when a file changed during a grading: grade again when it ends.
 	regrade bool
-	vp      viewport.Model
+	vp      *viewport.Model
 	width   int
 	height  int
 }
 
-func newTask(c *common, p *katas.Packet) *taskModel {
+func newTask(c *app, p *katas.Packet) *taskModel {
 	sp := spinner.MiniDot
 	if c.opts.NoColor {
 		sp = spinner.Line
@@ -101,7 +102,7 @@ func (m *taskModel) tests() []grader.TestResult {
 
 // ShortHelp lists the keys that apply now.
 func (m *taskModel) ShortHelp() []key.Binding {
-	k := m.c.keys.Task
+	k := m.c.Keys.Task
 	var b []key.Binding
 	if m.ws != wsReady {
 		b = append(b, k.Init)
@@ -120,15 +121,14 @@ func (m *taskModel) ShortHelp() []key.Binding {
 
 // FullHelp lists the task screen's keys in one column.
 func (m *taskModel) FullHelp() [][]key.Binding {
-	k := m.c.keys.Task
+	k := m.c.Keys.Task
 	return [][]key.Binding{{k.Init, k.Grade, k.Edit}, {k.Up, k.PageUp}}
 }
 
 // SetSize sizes the viewport.
 func (m *taskModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h-2, 1))
+	m.vp.SetSize(w, h-2)
 	m.refresh()
 	return nil
 }
@@ -209,7 +209,7 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 		}
 		cmd = statWorkspace(m.p.ID, m.dir)
 	case tea.MouseWheelMsg:
-		wheel(&m.vp, msg)
+		m.vp.Wheel(msg)
 	case spinner.TickMsg:
 		if !m.running() {
 			return nil
@@ -226,7 +226,7 @@ func (m *taskModel) Update(msg tea.Msg) tea.Cmd {
 
 // key handles one key press.
 func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.c.keys.Task
+	k := m.c.Keys.Task
 	switch {
 	case key.Matches(msg, k.Init):
 		switch {
@@ -259,17 +259,15 @@ func (m *taskModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		m.cursor = max(min(m.cursor+1, len(m.tests())-1), 0)
 		m.follow = true
-	case key.Matches(msg, k.PageUp):
-		m.vp.PageUp()
-	case key.Matches(msg, k.PageDown):
-		m.vp.PageDown()
+	default:
+		m.vp.PageKey(msg, keymap.Scroll{PageUp: k.PageUp, PageDown: k.PageDown})
 	}
 	return nil
 }
 
 // noWorkspace says there is no workspace yet and which key creates it.
 func (m *taskModel) noWorkspace() string {
-	return "There is no workspace yet: press " + keymap.Name(m.c.keys.Task.Init) + " to create it."
+	return "There is no workspace yet: press " + keymap.Name(m.c.Keys.Task.Init) + " to create it."
 }
 
 // startGrade clears the last results and starts a grading; the view shows "grading…" at once.
@@ -307,14 +305,8 @@ func (m *taskModel) refresh() {
 	}
 	content, first, last := m.content()
 	m.vp.SetContent(content)
-	if m.follow && first >= 0 {
-		h := m.vp.Height()
-		switch {
-		case first < m.vp.YOffset():
-			m.vp.SetYOffset(first)
-		case last >= m.vp.YOffset()+h:
-			m.vp.SetYOffset(min(first, last-h+1))
-		}
+	if m.follow {
+		m.vp.FollowRange(first, last)
 	}
 	m.follow = false
 }
@@ -322,29 +314,29 @@ func (m *taskModel) refresh() {
 // content lays the screen out and returns the lines of the selected test and its details
 // (-1, -1 if none).
 func (m *taskModel) content() (string, int, int) {
-	st := m.c.st
+	st := m.c.Styles
 	w := m.width
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 
-	add(st.label.Render("Steps"))
+	add(st.Label.Render("Steps"))
 	for _, s := range m.p.Task.Steps {
-		add(wrapHanging(fmt.Sprintf("  %d. ", s.Number), s.Title, w))
+		add(common.WrapHanging(fmt.Sprintf("  %d. ", s.Number), s.Title, w))
 	}
 	add("")
-	add(st.label.Render("Workspace"))
-	add(wrapHanging("  ", m.dir, w))
+	add(st.Label.Render("Workspace"))
+	add(common.WrapHanging("  ", m.dir, w))
 	switch {
 	case m.wsErr != "":
-		add(st.fail.Render(wrapHanging("  ", m.wsErr, w)))
+		add(st.Fail.Render(common.WrapHanging("  ", m.wsErr, w)))
 	case m.note != "":
-		add(st.accent.Render(wrapHanging("  ", m.note, w)))
+		add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
 	case m.ws == wsUnknown:
-		add(st.subtle.Render("  checking…"))
+		add(st.Subtle.Render("  checking…"))
 	case m.ws == wsMissing:
-		add(wrapHanging("  ", "Not created yet: press "+keymap.Name(m.c.keys.Task.Init)+" to create it from the "+m.language()+" template.", w))
+		add(common.WrapHanging("  ", "Not created yet: press "+keymap.Name(m.c.Keys.Task.Init)+" to create it from the "+m.language()+" template.", w))
 	default:
-		add(st.subtle.Render(wrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(m.c.keys.Task.Grade)+" to grade.", w)))
+		add(st.Subtle.Render(common.WrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade.", w)))
 	}
 	add("")
 
@@ -354,10 +346,10 @@ func (m *taskModel) content() (string, int, int) {
 		if m.total > 0 {
 			count = fmt.Sprintf(" %d/%d", m.done, m.total)
 		}
-		add(truncate(m.spin.View()+" Grading…"+count+" "+st.subtle.Render(m.status), w))
+		add(common.Truncate(m.spin.View()+" Grading…"+count+" "+st.Subtle.Render(m.status), w))
 		add("")
 	case m.report == nil:
-		add(wrapHanging("", "Press "+keymap.Name(m.c.keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
+		add(common.WrapHanging("", "Press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
 		return strings.Join(lines, "\n"), -1, -1
 	default:
 		rep := m.report
@@ -366,7 +358,7 @@ func (m *taskModel) content() (string, int, int) {
 			if msg == "" {
 				msg = "the submission could not be graded"
 			}
-			box := st.errBox.Width(w)
+			box := st.ErrBox.Width(w)
 			inner := max(w-box.GetHorizontalFrameSize(), 1)
 			add(box.Render(ansi.Wrap("Could not grade: "+sanitize(msg), inner, "")))
 		}
@@ -375,22 +367,22 @@ func (m *taskModel) content() (string, int, int) {
 		if errored > 0 {
 			summary += fmt.Sprintf(", %d errored", errored)
 		}
-		add(st.label.Render(summary) + st.subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)))
+		add(st.Label.Render(summary) + st.Subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)))
 		add("")
 	}
 
 	first, last := -1, -1
 	for i, t := range m.tests() {
-		step := st.subtle.Render(fmt.Sprintf("  step %d", t.TaskID))
+		step := st.Subtle.Render(fmt.Sprintf("  step %d", t.TaskID))
 		if t.TaskID <= 0 {
-			step = st.subtle.Render("  whole run")
+			step = st.Subtle.Render("  whole run")
 		}
 		if i != m.cursor || m.running() {
-			add(truncate("  "+st.mark(t.Status)+" "+t.Name+step, w))
+			add(common.Truncate("  "+st.Mark(t.Status)+" "+t.Name+step, w))
 			continue
 		}
 		first = len(lines)
-		add(truncate(st.accent.Render("> ")+st.mark(t.Status)+" "+st.selected.Render(t.Name)+step, w))
+		add(common.Truncate(st.Accent.Render("> ")+st.Mark(t.Status)+" "+st.Selected.Render(t.Name)+step, w))
 		if t.Status != grader.StatusPass {
 			add(m.details(t))
 		}
@@ -401,24 +393,24 @@ func (m *taskModel) content() (string, int, int) {
 
 // details lays out a failed test's step, rule, message and output, indented under it.
 func (m *taskModel) details(t grader.TestResult) string {
-	st := m.c.st
+	st := m.c.Styles
 	const indent = "    "
 	w := m.width
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-	add(st.subtle.Render(wrapHanging(indent, m.stepLabel(t.TaskID), w)))
+	add(st.Subtle.Render(common.WrapHanging(indent, m.stepLabel(t.TaskID), w)))
 	if t.Rule != "" {
-		add(wrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
+		add(common.WrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
 	}
 	for _, l := range strings.Split(sanitize(t.Message), "\n") {
 		if strings.TrimSpace(l) != "" {
-			add(wrapHanging(indent, l, w))
+			add(common.WrapHanging(indent, l, w))
 		}
 	}
 	if out := strings.TrimRight(sanitize(t.Output), "\n"); out != "" {
-		add(st.label.Render(indent + "Output (stderr):"))
+		add(st.Label.Render(indent + "Output (stderr):"))
 		for _, l := range strings.Split(ansi.Hardwrap(out, max(w-len(indent)-2, 1), true), "\n") {
-			add(st.subtle.Render(indent + "  " + l))
+			add(st.Subtle.Render(indent + "  " + l))
 		}
 	}
 	add("")
@@ -453,12 +445,12 @@ func sanitize(s string) string {
 
 // View draws the task title and the content.
 func (m *taskModel) View() string {
-	st := m.c.st
-	title := st.title.Render(m.p.Task.Title)
-	if pc := percent(m.vp); pc != "" {
-		title += "  " + st.subtle.Render(pc)
+	st := m.c.Styles
+	title := st.Title.Render(m.p.Task.Title)
+	if pc := m.vp.Percent(); pc != "" {
+		title += "  " + st.Subtle.Render(pc)
 	}
-	return truncate(title, m.width) + "\n\n" + m.vp.View()
+	return common.Truncate(title, m.width) + "\n\n" + m.vp.View()
 }
 
 // editorDoneMsg says the editor opened on dir has exited.
@@ -492,6 +484,6 @@ func (m *taskModel) edit() tea.Cmd {
 func (m *taskModel) recordGrade(rep *grader.Report) tea.Cmd {
 	pass, fail, errored := rep.Counts()
 	g := progress.GradeRun{Kata: m.p.ID, Workspace: m.dir, Seed: rep.Seed, Status: rep.Status, Passed: pass, Failed: fail, Errored: errored,
-		Duration: time.Duration(rep.DurationMS) * time.Millisecond, At: m.c.now()}
-	return m.c.write("", "recording the grade", func(s Store) error { return s.RecordGrade(g) }, changed)
+		Duration: time.Duration(rep.DurationMS) * time.Millisecond, At: m.c.Now()}
+	return m.c.Write("", "recording the grade", func(s Store) error { return s.RecordGrade(g) }, common.Changed)
 }

@@ -2,8 +2,9 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/traptable"
@@ -11,22 +12,22 @@ import (
 
 // trapsModel shows the packet's trap tables laid out for the terminal width, scrollable.
 type trapsModel struct {
-	c      *common
+	c      *app
 	p      *katas.Packet
-	vp     viewport.Model
+	vp     *viewport.Model
 	width  int
 	height int
-	laid   renderKey // the width and style the content was laid out for
+	laid   common.RenderKey // the width and style the content was laid out for
 }
 
-func newTraps(c *common, p *katas.Packet) *trapsModel {
+func newTraps(c *app, p *katas.Packet) *trapsModel {
 	return &trapsModel{c: c, p: p, vp: viewport.New()}
 }
 
 // ShortHelp lists the trap screen's keys.
 func (m *trapsModel) ShortHelp() []key.Binding {
-	r := m.c.keys.Read
-	return []key.Binding{m.c.keys.Traps.Drill, r.Up, r.PageUp, r.Top}
+	r := m.c.Keys.Read
+	return []key.Binding{m.c.Keys.Traps.Drill, r.Up, r.PageUp, r.Top}
 }
 
 // FullHelp lists the trap screen's keys in one column.
@@ -35,11 +36,10 @@ func (m *trapsModel) FullHelp() [][]key.Binding { return [][]key.Binding{m.Short
 // SetSize lays the tables out again for the new width (a pure computation, no I/O).
 func (m *trapsModel) SetSize(w, h int) tea.Cmd {
 	m.width, m.height = w, h
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h-2, 1))
-	if k := (renderKey{width: w, style: m.c.mdStyle}); k != m.laid {
+	m.vp.SetSize(w, h-2)
+	if k := (common.RenderKey{Width: w, Style: m.c.MDStyle}); k != m.laid {
 		m.laid = k
-		m.vp.SetContent(traptable.Render(m.p.Traps, w, m.c.st.traps))
+		m.vp.SetContent(traptable.Render(m.p.Traps, w, m.c.Styles.Traps))
 	}
 	return nil
 }
@@ -48,22 +48,22 @@ func (m *trapsModel) SetSize(w, h int) tea.Cmd {
 func (m *trapsModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		if key.Matches(msg, m.c.keys.Traps.Drill) {
-			return navigate(drillScreen)
+		if key.Matches(msg, m.c.Keys.Traps.Drill) {
+			return common.Show(common.DrillScreen)
 		}
-		scroll(&m.vp, m.c.keys.Read, msg)
+		m.vp.Key(msg, m.c.Keys.Read)
 	case tea.MouseWheelMsg:
-		wheel(&m.vp, msg)
+		m.vp.Wheel(msg)
 	}
 	return nil
 }
 
 // View draws the title line and the tables.
 func (m *trapsModel) View() string {
-	st := m.c.st
-	title := st.title.Render("Traps") + " " + st.subtle.Render("— "+m.p.Title)
-	if pc := percent(m.vp); pc != "" {
-		title += "  " + st.subtle.Render(pc)
+	st := m.c.Styles
+	title := st.Title.Render("Traps") + " " + st.Subtle.Render("— "+m.p.Title)
+	if pc := m.vp.Percent(); pc != "" {
+		title += "  " + st.Subtle.Render(pc)
 	}
-	return truncate(title, m.width) + "\n\n" + m.vp.View()
+	return common.Truncate(title, m.width) + "\n\n" + m.vp.View()
 }

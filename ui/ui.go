@@ -25,8 +25,8 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
-	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and
@@ -90,81 +90,13 @@ type Options struct {
 // to kill its processes and return.
 const gradeStopTimeout = 10 * time.Second
 
-// screenID names a screen.
-type screenID int
-
-const (
-	catalogScreen screenID = iota
-	kataScreen
-	quizScreen // the packet's quiz
-	trapsScreen
-	taskScreen
-	drillScreen
-	mockScreen
-	reviewScreen
-)
-
-// screen is one page of the interface. Update does no I/O (it returns commands); SetSize is
-// called when the screen becomes active and on resize, with the space above the help line, and
-// may return a command to re-render for the new width or style.
-type screen interface {
-	help.KeyMap
-	Update(msg tea.Msg) tea.Cmd
-	View() string
-	SetSize(width, height int) tea.Cmd
-}
-
-// backer is a screen that handles esc itself while it has something to close; ok false lets
-// the root go back.
-type backer interface {
-	Back() (cmd tea.Cmd, ok bool)
-}
-
-// common is what every screen shares: the library, the options, the current look, the store
-// and the clock.
-type common struct {
-	lib     *katas.Library
-	opts    Options
-	st      styles
-	keys    *keymap.KeyMap
-	mdStyle string
-	loader  *layerLoader
-	runs    *runTracker
-	watch   *watchers
-	store   Store
-	writer  *writer
-	gen     int // the last generation handed out
-}
-
-// nextGen returns a new generation number: an exam or review session's messages carry it, so a
-// message from an earlier session (a late tick) is told apart even across new screen models.
-func (c *common) nextGen() int {
-	c.gen++
-	return c.gen
-}
-
-// now reads the clock.
-func (c *common) now() time.Time {
-	if c.opts.Now != nil {
-		return c.opts.Now()
-	}
-	return time.Now()
-}
-
-// tick schedules fn's message after d.
-func (c *common) tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-	if c.opts.Tick != nil {
-		return c.opts.Tick(d, fn)
-	}
-	return tea.Tick(d, fn)
-}
-
-// seed returns the seed of a new draw.
-func (c *common) seed() int64 {
-	if c.opts.Seed != 0 {
-		return c.opts.Seed
-	}
-	return c.now().UnixNano()
+// app is what the screens still in this package share: the Common and the root's services.
+type app struct {
+	common.Common
+	opts   Options
+	loader *layerLoader
+	runs   *runTracker
+	watch  *watchers
 }
 
 // session holds the screens of one opened packet, kept while the program runs so that
@@ -178,29 +110,15 @@ type session struct {
 }
 
 // screens lists the session's screens.
-func (s *session) screens() []screen {
-	return []screen{s.kata, s.quiz, s.traps, s.task, s.drill}
+func (s *session) screens() []common.Page {
+	return []common.Page{s.kata, s.quiz, s.traps, s.task, s.drill}
 }
-
-// openPacketMsg asks the root to open a packet's kata screen.
-type openPacketMsg struct{ id string }
-
-// navMsg asks the root to show another screen of the current packet.
-type navMsg struct{ to screenID }
-
-// startMockMsg asks the root for the mock exam; startReviewMsg for a review session.
-type (
-	startMockMsg   struct{}
-	startReviewMsg struct{}
-)
-
-func navigate(to screenID) tea.Cmd { return func() tea.Msg { return navMsg{to} } }
 
 // Model is the root Bubble Tea model: it owns the global keys (q and ctrl+c quit, esc goes
 // back, ? shows every key), the help line, the store warning and the screen stack, and routes
 // every other message to the screens.
 type Model struct {
-	c        *common
+	c        *app
 	keys     *keymap.KeyMap
 	help     help.Model
 	width    int
@@ -210,7 +128,7 @@ type Model struct {
 	mock     *mockModel
 	review   *reviewModel
 	packet   string
-	current  screenID
+	current  common.Screen
 	overlay  bool   // the full help is on show
 	warning  string // the last store failure, until the next key
 }
@@ -231,26 +149,13 @@ func New(lib *katas.Library, opts Options) Model {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	c := &common{lib: lib, opts: opts, keys: keymap.Default(), loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers(), store: opts.Store, writer: newWriter()}
-	switch {
-	case opts.NoColor:
-		c.mdStyle = markdown.StyleNoTTY
-		if opts.Style == markdown.StyleASCII {
-			c.mdStyle = opts.Style
-		}
-		c.st = newStyles(true, true)
-	case opts.Style != "":
-		c.mdStyle = opts.Style
-		c.st = newStyles(opts.Style != markdown.StyleLight, false)
-	default:
-		c.mdStyle = markdown.StyleFor(false, true)
-		c.st = newStyles(true, false)
-	}
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
+	c := &app{Common: cc, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers()}
 	h := help.New()
-	h.Styles = c.st.help
+	h.Styles = c.Styles.Help
 	m := Model{
 		c:        c,
-		keys:     c.keys,
+		keys:     c.Keys,
 		help:     h,
 		width:    80,
 		height:   24,
@@ -262,9 +167,9 @@ func New(lib *katas.Library, opts Options) Model {
 	}
 	switch opts.Start {
 	case StartExam:
-		m.current = mockScreen
+		m.current = common.MockExamScreen
 	case StartReview:
-		m.current = reviewScreen
+		m.current = common.ReviewScreen
 	}
 	return m
 }
@@ -286,33 +191,33 @@ func Run(lib *katas.Library, opts Options) error {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.catalog.Refresh()}
 	switch m.current {
-	case mockScreen:
+	case common.MockExamScreen:
 		cmds = append(cmds, m.mock.Start())
-	case reviewScreen:
+	case common.ReviewScreen:
 		cmds = append(cmds, m.review.Start())
 	}
 	return tea.Batch(cmds...)
 }
 
 // active returns the screen on show.
-func (m Model) active() screen {
+func (m Model) active() common.Page {
 	switch m.current {
-	case mockScreen:
+	case common.MockExamScreen:
 		return m.mock
-	case reviewScreen:
+	case common.ReviewScreen:
 		return m.review
 	}
 	if s, ok := m.sessions[m.packet]; ok {
 		switch m.current {
-		case kataScreen:
+		case common.KataScreen:
 			return s.kata
-		case quizScreen:
+		case common.QuizScreen:
 			return s.quiz
-		case trapsScreen:
+		case common.TrapsScreen:
 			return s.traps
-		case taskScreen:
+		case common.TaskScreen:
 			return s.task
-		case drillScreen:
+		case common.DrillScreen:
 			return s.drill
 		}
 	}
@@ -334,7 +239,7 @@ func (m Model) warningLines() []string {
 	if m.warning == "" {
 		return nil
 	}
-	lines := strings.Split(wrapHanging("⚠ ", m.warning, m.width), "\n")
+	lines := strings.Split(common.WrapHanging("⚠ ", m.warning, m.width), "\n")
 	return lines[:min(len(lines), maxWarningLines, max(m.height-2, 1))]
 }
 
@@ -346,19 +251,19 @@ func (m Model) resize() tea.Cmd {
 // back goes one screen up: from a packet's screens to its kata screen, from there and from the
 // exam and review to the catalog.
 func (m *Model) back() tea.Cmd {
-	if b, ok := m.active().(backer); ok {
+	if b, ok := m.active().(common.Backer); ok {
 		if cmd, handled := b.Back(); handled {
 			return cmd
 		}
 	}
 	switch m.current {
-	case catalogScreen:
+	case common.CatalogScreen:
 		return nil
-	case kataScreen, mockScreen, reviewScreen:
-		m.current = catalogScreen
+	case common.KataScreen, common.MockExamScreen, common.ReviewScreen:
+		m.current = common.CatalogScreen
 		return tea.Batch(m.resize(), m.catalog.Refresh())
 	default:
-		m.current = kataScreen
+		m.current = common.KataScreen
 	}
 	return m.resize()
 }
@@ -395,49 +300,49 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.MouseWheelMsg:
 		return m, m.active().Update(msg)
-	case storeErrMsg:
+	case common.StoreErrMsg:
 		m.warning = msg.String()
 		return m, tea.Batch(m.resize(), m.broadcast(msg))
-	case progressChangedMsg:
+	case common.ProgressChangedMsg:
 		return m, tea.Batch(m.catalog.Refresh(), m.broadcast(msg))
-	case openPacketMsg:
-		p, ok := m.c.lib.Get(msg.id)
+	case common.OpenPacketMsg:
+		p, ok := m.c.Lib.Get(msg.ID)
 		if !ok {
 			return m, nil
 		}
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
 				kata:  newKata(m.c, p),
-				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.seed())),
+				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.Seed())),
 				traps: newTraps(m.c, p),
 				task:  newTask(m.c, p),
-				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.seed())),
+				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.Seed())),
 			}
 		}
-		m.packet, m.current = p.ID, kataScreen
+		m.packet, m.current = p.ID, common.KataScreen
 		return m, tea.Batch(m.resize(), m.sessions[p.ID].task.Open())
-	case navMsg:
+	case common.ShowMsg:
 		if _, ok := m.sessions[m.packet]; !ok {
 			return m, nil
 		}
-		m.current = msg.to
-		if a, ok := m.active().(interface{ Activate() }); ok {
+		m.current = msg.Screen
+		if a, ok := m.active().(common.Activator); ok {
 			a.Activate()
 		}
 		cmds := []tea.Cmd{m.resize()}
-		if msg.to == taskScreen {
+		if msg.Screen == common.TaskScreen {
 			cmds = append(cmds, m.sessions[m.packet].task.Open())
 		}
 		return m, tea.Batch(cmds...)
-	case startMockMsg:
-		m.current = mockScreen
+	case common.StartMockExamMsg:
+		m.current = common.MockExamScreen
 		if m.mock.taking() {
 			return m, m.resize()
 		}
 		m.mock = newMock(m.c, m.c.opts.Exam)
 		return m, tea.Batch(m.mock.Start(), m.resize())
-	case startReviewMsg:
-		m.current = reviewScreen
+	case common.StartReviewMsg:
+		m.current = common.ReviewScreen
 		m.review = newReview(m.c, m.c.opts.Exam.Katas)
 		return m, tea.Batch(m.review.Start(), m.resize())
 	}
@@ -461,14 +366,14 @@ func (m Model) View() tea.View {
 	sc := m.active()
 	var body string
 	if m.overlay {
-		body = fitBlock(m.fullHelp(sc), m.width, m.bodyHeight())
+		body = common.FitBlock(m.fullHelp(sc), m.width, m.bodyHeight())
 	} else {
-		body = fitBlock(sc.View(), m.width, m.bodyHeight())
+		body = common.FitBlock(sc.View(), m.width, m.bodyHeight())
 	}
 	if w := m.warningLines(); len(w) > 0 {
-		body += "\n" + fitBlock(m.c.st.fail.Render(strings.Join(w, "\n")), m.width, len(w))
+		body += "\n" + common.FitBlock(m.c.Styles.Fail.Render(strings.Join(w, "\n")), m.width, len(w))
 	}
-	line := fitBlock(m.helpLine(sc), m.width, 1)
+	line := common.FitBlock(m.helpLine(sc), m.width, 1)
 	v := tea.NewView(body + "\n" + line)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -478,7 +383,7 @@ func (m Model) View() tea.View {
 
 // helpLine renders the screen's keys followed by the global ones; when the line is too long
 // the screen's last keys are dropped first, so "esc back" and "q quit" always show.
-func (m Model) helpLine(sc screen) string {
+func (m Model) helpLine(sc common.Page) string {
 	own, global := sc.ShortHelp(), m.globalHelp()
 	if m.overlay {
 		own = nil
@@ -493,26 +398,21 @@ func (m Model) helpLine(sc screen) string {
 
 // globalHelp lists the global keys that apply on the active screen.
 func (m Model) globalHelp() []key.Binding {
-	if m.current == catalogScreen {
+	if m.current == common.CatalogScreen {
 		return []key.Binding{m.keys.Help, m.keys.Quit}
 	}
 	return []key.Binding{m.keys.Help, m.keys.Back, m.keys.Quit}
 }
 
 // fullHelp lays out every key of the active screen and the global keys.
-func (m Model) fullHelp(sc screen) string {
-	st := m.c.st
+func (m Model) fullHelp(sc common.Page) string {
+	st := m.c.Styles
 	h := m.help
 	h.SetWidth(m.width)
-	lines := []string{st.title.Render("Keys") + st.subtle.Render(" — "+screenName(m.current)), ""}
+	lines := []string{st.Title.Render("Keys") + st.Subtle.Render(" — "+m.current.String()), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
-	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
-	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
-		st.subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
+	lines = append(lines, st.Label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
+		st.Subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
 	return strings.Join(lines, "\n")
-}
-
-// screenName names a screen for the help overlay.
-func screenName(id screenID) string {
-	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[id]
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
 )
 
 // loadLib loads the test packets.
@@ -183,7 +184,7 @@ func (d *driver) view() string {
 	return strings.Join(lines, "\n")
 }
 
-func (d *driver) lib() *katas.Library { return d.m.(Model).c.lib }
+func (d *driver) lib() *katas.Library { return d.m.(Model).c.Lib }
 
 func (d *driver) mustSee(want ...string) {
 	d.t.Helper()
@@ -261,7 +262,7 @@ func TestStaleRenderingIsDropped(t *testing.T) {
 	old := k.want
 	// A result for another width arrives after the screen moved on: it must not show.
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	d.send(renderedMsg{key: old, out: "STALE CONTENT"})
+	d.send(common.RenderedMsg{Key: old, Out: "STALE CONTENT"})
 	d.mustNotSee("STALE CONTENT")
 	d.mustSee("Errors carry **flags**")
 }
@@ -460,8 +461,8 @@ func TestQuitFromAnywhere(t *testing.T) {
 func TestNoTerminalQueryAtStart(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	m := New(loadLib(t), Options{})
-	if m.c.mdStyle != "dark" {
-		t.Fatalf("start style %q, want dark", m.c.mdStyle)
+	if m.c.MDStyle != "dark" {
+		t.Fatalf("start style %q, want dark", m.c.MDStyle)
 	}
 	// Init may read the store, never the terminal: no message it yields is a colour query.
 	d := &driver{t: t, m: m}
@@ -470,7 +471,7 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 			t.Errorf("Init asks the terminal: %s", s)
 		}
 	}
-	if s := New(loadLib(t), Options{Style: "light"}).c.mdStyle; s != "light" {
+	if s := New(loadLib(t), Options{Style: "light"}).c.MDStyle; s != "light" {
 		t.Errorf("Style light gave %q", s)
 	}
 }
@@ -502,7 +503,7 @@ func TestTheme(t *testing.T) {
 func TestNoColorUsesNoTTY(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	m := New(loadLib(t), Options{})
-	if m.c.mdStyle != "notty" || !m.c.opts.NoColor {
-		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.mdStyle, m.c.opts.NoColor)
+	if m.c.MDStyle != "notty" || !m.c.opts.NoColor {
+		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.MDStyle, m.c.opts.NoColor)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/ui/common"
 )
 
 // TestTaskScreenRegradesOnSave: with Watch on, saving a workspace file makes the task screen
@@ -27,7 +27,7 @@ func TestTaskScreenRegradesOnSave(t *testing.T) {
 		Grade: func(ctx context.Context, d string, progress func(grader.Event)) *grader.Report {
 			return &grader.Report{Version: 3, Status: grader.StatusPass, Kata: "mini-kata", Tests: []grader.TestResult{{ID: "x", Name: "x", Status: grader.StatusPass, TaskID: 1}}}
 		}}
-	c := &common{lib: lib, opts: opts, keys: keymap.Default(), runs: newRunTracker(), watch: newWatchers()}
+	c := &app{Common: common.New(lib, common.Config{Style: opts.Style}), opts: opts, runs: newRunTracker(), watch: newWatchers()}
 	c.watch.debounce = 20 * time.Millisecond
 	defer c.watch.stopAll()
 	m := newTask(c, p)
