@@ -27,6 +27,9 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/ui/pages/catalog"
+	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/traps"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and
@@ -94,7 +97,7 @@ const gradeStopTimeout = 10 * time.Second
 type app struct {
 	common.Common
 	opts   Options
-	loader *layerLoader
+	loader *kata.Loader
 	runs   *runTracker
 	watch  *watchers
 }
@@ -102,9 +105,9 @@ type app struct {
 // session holds the screens of one opened packet, kept while the program runs so that
 // returning to a packet finds its quiz progress and grade results.
 type session struct {
-	kata  *kataModel
+	kata  *kata.Model
 	quiz  *practiceModel
-	traps *trapsModel
+	traps *traps.Model
 	task  *taskModel
 	drill *practiceModel
 }
@@ -123,7 +126,7 @@ type Model struct {
 	help     help.Model
 	width    int
 	height   int
-	catalog  *catalogModel
+	catalog  *catalog.Model
 	sessions map[string]*session
 	mock     *mockModel
 	review   *reviewModel
@@ -150,7 +153,7 @@ func New(lib *katas.Library, opts Options) Model {
 		opts.NoColor = true
 	}
 	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
-	c := &app{Common: cc, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers()}
+	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: newRunTracker(), watch: newWatchers()}
 	h := help.New()
 	h.Styles = c.Styles.Help
 	m := Model{
@@ -159,7 +162,7 @@ func New(lib *katas.Library, opts Options) Model {
 		help:     h,
 		width:    80,
 		height:   24,
-		catalog:  newCatalog(c),
+		catalog:  catalog.New(c.Common),
 		sessions: map[string]*session{},
 		mock:     newMock(c, opts.Exam),
 		review:   newReview(c, opts.Exam.Katas),
@@ -312,9 +315,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
-				kata:  newKata(m.c, p),
+				kata:  kata.New(m.c.Common, p, m.c.loader),
 				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.Seed())),
-				traps: newTraps(m.c, p),
+				traps: traps.New(m.c.Common, p),
 				task:  newTask(m.c, p),
 				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.Seed())),
 			}

@@ -257,10 +257,11 @@ func TestLayersAreLoadedOneAtATime(t *testing.T) {
 func TestStaleRenderingIsDropped(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 24)
 	d.press("enter")
-	m := d.m.(Model)
-	k := m.sessions["mini-kata"].kata
-	old := k.want
-	// A result for another width arrives after the screen moved on: it must not show.
+	old := common.RenderKey{Doc: "mini-kata/knowledge", Width: 80, Style: "ascii"}
+	// While the screen wants that rendering, a result for it shows.
+	d.send(common.RenderedMsg{Key: old, Out: "CURRENT CONTENT"})
+	d.mustSee("CURRENT CONTENT")
+	// A result for the old width arrives after the screen moved on: it must not show.
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.send(common.RenderedMsg{Key: old, Out: "STALE CONTENT"})
 	d.mustNotSee("STALE CONTENT")

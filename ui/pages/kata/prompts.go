@@ -1,4 +1,4 @@
-package ui
+package kata
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func parsePrompt(name, md string) prompt {
 
 // pick copies the prompt whose letter was pressed, through OSC 52 (tea.SetClipboard); any
 // other key closes the picker.
-func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) pick(msg tea.KeyPressMsg) tea.Cmd {
 	ps := m.prompts
 	m.prompts = nil
 	if i := keymap.Index(m.c.Keys.Letter, msg.String()); i >= 0 && i < len(ps) {
@@ -84,12 +84,12 @@ func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // pickerView lists the prompts to copy.
-func (m *kataModel) pickerView() string {
+func (m *Model) pickerView() string {
 	st := m.c.Styles
 	lines := []string{st.Label.Render("  Copy which prompt to the clipboard?"), ""}
 	for i, p := range m.prompts {
-		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.width))
+		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.c.Width))
 	}
-	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.width)))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.c.Width)))
 	return strings.Join(lines, "\n")
 }

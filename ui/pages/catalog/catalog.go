@@ -1,4 +1,5 @@
-package ui
+// Package catalog lists the packets with the learner's progress in each, and starts the mock exam and the review.
+package catalog
 
 import (
 	"fmt"
@@ -16,18 +17,16 @@ import (
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
-// catalogModel lists the packets with the learner's progress in each; enter opens one, x starts
+// Model lists the packets with the learner's progress in each; enter opens one, x starts
 // a mock exam, r reviews the cards due today.
-type catalogModel struct {
-	c        *app
+type Model struct {
+	c        common.Common
 	packets  []*katas.Packet
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
 	open     bool                            // an unfinished mock exam waits in the store
 	read     time.Time                       // when the progress was last asked for
 	cursor   int
-	width    int
-	height   int
 }
 
 // catalogProgressMsg carries every packet's summary and the cards due now.
@@ -38,11 +37,11 @@ type catalogProgressMsg struct {
 }
 
 // Refresh returns the command that reads every packet's progress from the store.
-func (m *catalogModel) Refresh() tea.Cmd {
+func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
 	ps := m.packets
-	return m.c.Read("reading progress", func(s Store) (tea.Msg, error) {
+	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
 			sum, err := s.Summary(p.ID, now)
@@ -65,30 +64,31 @@ func (m *catalogModel) Refresh() tea.Cmd {
 	})
 }
 
-func newCatalog(c *app) *catalogModel {
-	return &catalogModel{c: c, packets: c.Lib.Packets()}
+// New returns the catalog of every packet in the library.
+func New(c common.Common) *Model {
+	return &Model{c: c, packets: c.Lib.Packets()}
 }
 
 // ShortHelp lists the catalog's keys.
-func (m *catalogModel) ShortHelp() []key.Binding {
+func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
 	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review}
 }
 
 // FullHelp lists the catalog's keys.
-func (m *catalogModel) FullHelp() [][]key.Binding {
+func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
 	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open}, {k.Catalog.MockExam, k.Catalog.Review}}
 }
 
 // SetSize records the space the catalog has.
-func (m *catalogModel) SetSize(w, h int) tea.Cmd {
-	m.width, m.height = w, h
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	m.c.SetSize(w, h)
 	return nil
 }
 
 // Update moves the cursor and opens the chosen packet.
-func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
 		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
@@ -118,7 +118,7 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 const staleAfter = time.Minute
 
 // key handles a key press.
-func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.Keys
 	switch {
 	case key.Matches(k, keys.Catalog.MockExam):
@@ -157,25 +157,25 @@ func summaryLines(summary string, width int) []string {
 }
 
 // entry lays out one packet: title and id, summary, counts and source, then a blank line.
-func (m *catalogModel) entry(i int) []string {
+func (m *Model) entry(i int) []string {
 	st := m.c.Styles
 	p := m.packets[i]
 	marker, title := "  ", st.Accent.Render(p.Title)
 	if i == m.cursor {
 		marker, title = st.Accent.Render("> "), st.Selected.Render(p.Title)
 	}
-	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.width)}
-	lines = append(lines, summaryLines(p.Summary, m.width)...)
+	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
+	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
 	counts := fmt.Sprintf("  %s · %s · %s · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
-	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.width)))
+	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
 	if sum, ok := m.progress[p.ID]; ok {
-		lines = append(lines, common.Truncate(m.progressLine(p, sum), m.width))
+		lines = append(lines, common.Truncate(m.progressLine(p, sum), m.c.Width))
 	}
 	return append(lines, "")
 }
 
 // progressLine sums up a kata's progress: layers read, best exam, last grade, cards due.
-func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) string {
+func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
 	if sum.BestScaled > 0 {
@@ -193,7 +193,7 @@ func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) s
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
-func (m *catalogModel) View() string {
+func (m *Model) View() string {
 	st := m.c.Styles
 	k := m.c.Keys.Catalog
 	sub := common.Count(len(m.packets), "kata", "katas")
@@ -207,11 +207,11 @@ func (m *catalogModel) View() string {
 	} else {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
-	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.width)), ""}
+	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
 	if len(m.packets) == 0 {
 		return strings.Join(append(head, "No packets found."), "\n")
 	}
-	room := max(m.height-len(head), 1)
+	room := max(m.c.Height-len(head), 1)
 	entries := make([][]string, len(m.packets))
 	for i := range m.packets {
 		entries[i] = m.entry(i)

@@ -1,4 +1,5 @@
-package ui
+// Package kata shows one packet's layers, one at a time, and copies a prompt of its prompts layer to the clipboard.
+package kata
 
 import (
 	"strings"
@@ -6,21 +7,22 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/kata-mcp/kata/ui/common"
-	"github.com/kata-mcp/kata/ui/components/viewport"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/tabs"
+	"github.com/kata-mcp/kata/ui/components/viewport"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // kataHeader is the number of lines above the viewport: title and tabs.
 const kataHeader = 2
 
-// kataModel shows one packet's layers, one at a time, in a scrollable viewport. The layer is
+// Model shows one packet's layers, one at a time, in a scrollable viewport. The layer is
 // loaded (made resident) and rendered in a command; the viewport shows the result whose key
 // matches the wanted one.
-type kataModel struct {
-	c      *app
+type Model struct {
+	c      common.Common
 	p      *katas.Packet
 	layer  int // index into p.Layers
 	want   common.RenderKey
@@ -30,17 +32,18 @@ type kataModel struct {
 	// note is the last copy's outcome.
 	prompts []prompt
 	note    string
+	loader  *Loader
 	vp      *viewport.Model
-	width   int
-	height  int
 }
 
-func newKata(c *app, p *katas.Packet) *kataModel {
-	return &kataModel{c: c, p: p, vp: viewport.New()}
+// New returns the kata page of packet p; loader loads its layers (one loader serves every
+// packet, since the Library keeps one layer resident).
+func New(c common.Common, p *katas.Packet, loader *Loader) *Model {
+	return &Model{c: c, p: p, loader: loader, vp: viewport.New()}
 }
 
 // ShortHelp lists the kata screen's keys.
-func (m *kataModel) ShortHelp() []key.Binding {
+func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys.Kata
 	if m.prompts != nil {
 		return []key.Binding{k.Copy}
@@ -53,7 +56,7 @@ func (m *kataModel) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists the kata screen's keys in columns.
-func (m *kataModel) FullHelp() [][]key.Binding {
+func (m *Model) FullHelp() [][]key.Binding {
 	k, r := m.c.Keys.Kata, m.c.Keys.Read
 	return [][]key.Binding{
 		{k.Next, k.Layer, k.Copy},
@@ -64,14 +67,14 @@ func (m *kataModel) FullHelp() [][]key.Binding {
 
 // SetSize sizes the viewport and asks for a rendering when the width or style changed or the
 // layer on show is no longer resident (another packet's layer was read meanwhile).
-func (m *kataModel) SetSize(w, h int) tea.Cmd {
-	m.width, m.height = w, h
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	m.c.SetSize(w, h)
 	m.vp.SetSize(w, h-kataHeader)
 	return m.request(false)
 }
 
 // layerName is the name of the selected layer.
-func (m *kataModel) layerName() string {
+func (m *Model) layerName() string {
 	if len(m.p.Layers) == 0 {
 		return ""
 	}
@@ -80,21 +83,21 @@ func (m *kataModel) layerName() string {
 
 // request asks for the selected layer at the current width and style unless it is already
 // wanted and resident; force re-requests regardless.
-func (m *kataModel) request(force bool) tea.Cmd {
+func (m *Model) request(force bool) tea.Cmd {
 	name := m.layerName()
-	if name == "" || m.width == 0 {
+	if name == "" || m.c.Width == 0 {
 		return nil
 	}
-	k := common.RenderKey{Doc: m.p.ID + "/" + name, Width: m.width, Style: m.c.MDStyle}
-	if !force && k == m.want && m.c.loader.resident(m.p.ID, name) {
+	k := common.RenderKey{Doc: m.p.ID + "/" + name, Width: m.c.Width, Style: m.c.MDStyle}
+	if !force && k == m.want && m.loader.Resident(m.p.ID, name) {
 		return nil
 	}
 	m.want = k
-	return m.c.loader.load(m.p.ID, name, k)
+	return m.loader.Load(m.p.ID, name, k)
 }
 
 // selectLayer switches to layer i: the old content goes and the new one is requested.
-func (m *kataModel) selectLayer(i int) tea.Cmd {
+func (m *Model) selectLayer(i int) tea.Cmd {
 	n := len(m.p.Layers)
 	if n == 0 {
 		return nil
@@ -112,7 +115,7 @@ func (m *kataModel) selectLayer(i int) tea.Cmd {
 }
 
 // Update switches layers, scrolls, takes renderings and turns x/t/w into navigation.
-func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.RenderedMsg:
 		if msg.Key != m.want {
@@ -176,22 +179,13 @@ func (m *kataModel) Update(msg tea.Msg) tea.Cmd {
 }
 
 // View draws the title, the layer tabs and the viewport.
-func (m *kataModel) View() string {
+func (m *Model) View() string {
 	st := m.c.Styles
 	title := st.Title.Render(m.p.Title) + " " + st.Subtle.Render("("+m.p.ID+")")
 	if pc := m.vp.Percent(); pc != "" {
-		gap := m.width - lipgloss.Width(title) - lipgloss.Width(pc)
+		gap := m.c.Width - lipgloss.Width(title) - lipgloss.Width(pc)
 		if gap > 0 {
 			title += strings.Repeat(" ", gap) + st.Subtle.Render(pc)
-		}
-	}
-	var tabs []string
-	for i, l := range m.p.Layers {
-		label := string(rune('1'+i)) + " " + l
-		if i == m.layer {
-			tabs = append(tabs, st.TabOn.Render(label))
-		} else {
-			tabs = append(tabs, st.TabOff.Render(label))
 		}
 	}
 	body := m.vp.View()
@@ -200,13 +194,13 @@ func (m *kataModel) View() string {
 		body = m.pickerView()
 	case m.note != "":
 		// The note (wrapped, never cut) takes the place of the viewport's first lines.
-		note := strings.Split(common.WrapHanging("  ", m.note, m.width), "\n")
+		note := strings.Split(common.WrapHanging("  ", m.note, m.c.Width), "\n")
 		rest := strings.Split(body, "\n")
 		body = st.Accent.Render(strings.Join(note, "\n")) + "\n" + strings.Join(rest[min(len(note), len(rest)):], "\n")
 	case m.errMsg != "":
-		body = st.Fail.Render(common.WrapHanging("", "Cannot show this layer: "+m.errMsg, m.width))
+		body = st.Fail.Render(common.WrapHanging("", "Cannot show this layer: "+m.errMsg, m.c.Width))
 	case m.shown.Doc == "":
 		body = st.Subtle.Render("  Loading " + m.layerName() + "…")
 	}
-	return common.Truncate(title, m.width) + "\n" + common.Truncate(strings.Join(tabs, " "), m.width) + "\n" + body
+	return common.Truncate(title, m.c.Width) + "\n" + tabs.View(st, m.p.Layers, m.layer, m.c.Width) + "\n" + body
 }
