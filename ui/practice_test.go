@@ -210,10 +210,8 @@ func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 		ran = append(ran, strings.Join(cmd.Args, " ")+" in "+cmd.Dir)
 		return func() tea.Msg { return done(nil) }
 	}
-	t.Setenv("VISUAL", "")
-	t.Setenv("EDITOR", "myeditor --wait")
 	root := t.TempDir()
-	d := newDriver(t, Options{Store: st, Grade: grade, Exec: fakeExec, Workspace: func(id string) string { return filepath.Join(root, id) }}, 80, 24)
+	d := newDriver(t, Options{Store: st, Grade: grade, Exec: fakeExec, Editor: "myeditor --wait", Workspace: func(id string) string { return filepath.Join(root, id) }}, 80, 24)
 	d.press("enter", "w", "e")
 	d.mustSee("no workspace yet")
 	d.press("i", "g")
@@ -229,16 +227,20 @@ func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 	d.mustSee("Back from the editor.")
 }
 
-func TestEditorCommand(t *testing.T) {
+// TestEditorFromEnvironment: $VISUAL first, then $EDITOR, else nothing (the task page runs vi).
+func TestEditorFromEnvironment(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
-	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "vi /w" {
-		t.Errorf("default editor %v", c.Args)
+	if ed := Editor(get); ed != "" {
+		t.Errorf("no editor set gave %q", ed)
 	}
 	env["EDITOR"] = "nano"
+	if ed := Editor(get); ed != "nano" {
+		t.Errorf("EDITOR gave %q", ed)
+	}
 	env["VISUAL"] = "code -w"
-	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "code -w /w" || c.Dir != "/w" {
-		t.Errorf("VISUAL editor %v in %s", c.Args, c.Dir)
+	if ed := Editor(get); ed != "code -w" {
+		t.Errorf("VISUAL and EDITOR gave %q", ed)
 	}
 }
 

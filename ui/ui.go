@@ -29,12 +29,13 @@ import (
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/pages/catalog"
 	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/task"
 	"github.com/kata-mcp/kata/ui/pages/traps"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and
 // returns the report (never nil). The default calls grader.Grade with the Library.
-type GradeFunc func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report
+type GradeFunc = task.GradeFunc
 
 // Start names the screen the interface opens on.
 type Start int
@@ -63,8 +64,8 @@ type Options struct {
 	// answers): callers decide with Theme. With NoColor the style is "notty" (or "ascii" if
 	// asked for).
 	Style string
-	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. New also sets it when the
-	// NO_COLOR environment variable is non-empty (https://no-color.org).
+	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. Run sets it when the NO_COLOR
+	// environment variable is non-empty (see NoColor); New reads no environment.
 	NoColor bool
 	// Language is the template language `i` creates a workspace from; empty means "python"
 	// when the packet has it, else the packet's first language.
@@ -87,6 +88,9 @@ type Options struct {
 	// Exec runs an external program (the editor) with the terminal handed over; nil means
 	// tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd
+	// Editor is the command line of the editor `e` opens the workspace in, e.g. "code -w";
+	// empty means vi. Run sets it from $VISUAL or $EDITOR (see Editor) when empty.
+	Editor string
 }
 
 // gradeStopTimeout bounds how long Run waits, after the program ends, for a running grading
@@ -98,8 +102,8 @@ type app struct {
 	common.Common
 	opts   Options
 	loader *kata.Loader
-	runs   *runTracker
-	watch  *watchers
+	runs   *task.Runs
+	watch  *task.Watchers
 }
 
 // session holds the screens of one opened packet, kept while the program runs so that
@@ -108,7 +112,7 @@ type session struct {
 	kata  *kata.Model
 	quiz  *practiceModel
 	traps *traps.Model
-	task  *taskModel
+	task  *task.Model
 	drill *practiceModel
 }
 
@@ -149,11 +153,8 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		opts.NoColor = true
-	}
 	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
-	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: newRunTracker(), watch: newWatchers()}
+	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: task.NewRuns(), watch: task.NewWatchers()}
 	h := help.New()
 	h.Styles = c.Styles.Help
 	m := Model{
@@ -177,13 +178,18 @@ func New(lib *katas.Library, opts Options) Model {
 	return m
 }
 
-// Run runs the interface on the terminal until the learner quits. A grading still running
-// is cancelled and awaited (its processes killed) before Run returns.
+// Run runs the interface on the terminal until the learner quits. It reads the environment
+// once, before New: NO_COLOR and the editor when opts leave them unset. A grading still
+// running is cancelled and awaited (its processes killed) before Run returns.
 func Run(lib *katas.Library, opts Options) error {
+	opts.NoColor = opts.NoColor || NoColor(os.Getenv)
+	if opts.Editor == "" {
+		opts.Editor = Editor(os.Getenv)
+	}
 	m := New(lib, opts)
 	_, err := tea.NewProgram(m).Run()
-	m.c.watch.stopAll()
-	m.c.runs.stopAll(gradeStopTimeout)
+	m.c.watch.StopAll()
+	m.c.runs.StopAll(gradeStopTimeout)
 	if err != nil {
 		return fmt.Errorf("ui: %w", err)
 	}
@@ -318,7 +324,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				kata:  kata.New(m.c.Common, p, m.c.loader),
 				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.Seed())),
 				traps: traps.New(m.c.Common, p),
-				task:  newTask(m.c, p),
+				task: task.New(m.c.Common, p, task.Options{
+					Dir: m.c.opts.Workspace(p.ID), Language: m.c.opts.Language, Grade: m.c.opts.Grade, Runs: m.c.runs,
+					Watch: m.c.opts.Watch, Watchers: m.c.watch, Editor: strings.Fields(m.c.opts.Editor), Exec: m.c.opts.Exec,
+				}),
 				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.Seed())),
 			}
 		}

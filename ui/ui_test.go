@@ -438,7 +438,7 @@ func TestTaskProgressWhileRunning(t *testing.T) {
 	// until release.
 	m := d.m.(Model)
 	task := m.sessions["mini-kata"].task
-	cmd := task.key(keyMsg("g"))
+	cmd := task.Update(keyMsg("g"))
 	var next tea.Cmd
 	for _, msg := range d.run(cmd) {
 		d.m, next = d.m.Update(msg)
@@ -501,10 +501,16 @@ func TestTheme(t *testing.T) {
 	}
 }
 
+// TestNoColorUsesNoTTY: NO_COLOR set and not empty asks for no colour (https://no-color.org),
+// and NoColor renders Markdown with the notty style.
 func TestNoColorUsesNoTTY(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	m := New(loadLib(t), Options{})
-	if m.c.MDStyle != "notty" || !m.c.opts.NoColor {
-		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.MDStyle, m.c.opts.NoColor)
+	for v, want := range map[string]bool{"": false, "1": true, "0": true} {
+		if got := NoColor(func(k string) string { return map[string]string{"NO_COLOR": v}[k] }); got != want {
+			t.Errorf("NO_COLOR=%q: NoColor %v", v, got)
+		}
+	}
+	m := New(loadLib(t), Options{NoColor: true})
+	if m.c.MDStyle != "notty" || !m.c.Styles.NoColor() {
+		t.Fatalf("NoColor: style %q, colourless styles %v", m.c.MDStyle, m.c.Styles.NoColor())
 	}
 }
