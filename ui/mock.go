@@ -691,7 +691,7 @@ func (m *mockModel) itemContent() (string, int) {
 		add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
 		add("")
 	}
-	add(itemHeadText(st, q.Item.Title, w))
+	add(question.Title(st, q.Item.Title, w))
 	add(m.stemLines(q))
 	add("")
 	if q.Item.Choose > 1 {
@@ -884,7 +884,7 @@ func (m *mockModel) reviewContent() string {
 	opts := question.Choices(q)
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-	add(itemHeadText(st, q.Item.Title, w))
+	add(question.Title(st, q.Item.Title, w))
 	add(m.stemLines(q))
 	add("")
 	switch {

@@ -18,6 +18,7 @@ import (
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/components/question"
 )
 
@@ -40,11 +41,11 @@ func drillLib(t *testing.T) *katas.Library {
 }
 
 // practice returns the practice deck on show.
-func (d *driver) practice() *practiceModel {
+func (d *driver) practice() *deck.Model {
 	m := d.m.(Model)
 	switch m.current {
 	case common.ReviewScreen:
-		return m.review.practiceModel
+		return m.review.Model
 	case common.DrillScreen:
 		return m.sessions[m.packet].drill
 	}
@@ -55,7 +56,7 @@ func (d *driver) practice() *practiceModel {
 func (d *driver) pick(right bool) {
 	d.t.Helper()
 	p := d.practice()
-	for i, o := range p.cur().opts {
+	for i, o := range p.Current().Opts {
 		if o.Key == right {
 			d.press(question.Letter(i))
 			return
@@ -69,32 +70,32 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 	d.press("enter", "d")
 	d.mustSee("Trap 1 of 4", "trap table: Server side", "Which pattern avoids this trap?", "Trap: ")
 	d.mustNotSee("Why it fails")
-	first := d.practice().cur()
+	first := d.practice().Current()
 	d.pick(false)
-	d.mustSee("✗ incorrect", "Why it fails: "+first.why, "The pattern for: ", "comes back later in the drill", "rated again")
+	d.mustSee("✗ incorrect", "Why it fails: "+first.Why, "The pattern for: ", "comes back later in the drill", "rated again")
 	d.mustSee("Trap 1 of 5") // the miss was queued again
 	for i := 0; i < 4; i++ {
 		d.press("n")
 		d.pick(true)
 		d.mustSee("✓ correct")
 	}
-	if d.practice().cur().cardID != first.cardID {
-		t.Errorf("the fifth card is %s, want the missed %s", d.practice().cur().trap, first.trap)
+	if d.practice().Current().CardID != first.CardID {
+		t.Errorf("the fifth card is %s, want the missed %s", d.practice().Current().Trap, first.Trap)
 	}
 	// It comes back with its key under another letter.
-	keyAt := func(c card) int {
-		for i, o := range c.opts {
+	keyAt := func(c deck.Card) int {
+		for i, o := range c.Opts {
 			if o.Key {
 				return i
 			}
 		}
 		return -1
 	}
-	if keyAt(d.practice().cur()) == keyAt(first) {
+	if keyAt(d.practice().Current()) == keyAt(first) {
 		t.Errorf("the missed card came back with its key still at %s)", question.Letter(keyAt(first)))
 	}
 	d.press("n")
-	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
+	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.Trap)
 	if len(st.answers) != 5 {
 		t.Fatalf("%d answers recorded, want 5", len(st.answers))
 	}

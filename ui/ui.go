@@ -26,9 +26,13 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/pages/catalog"
+	"github.com/kata-mcp/kata/ui/pages/drill"
 	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/quiz"
+	"github.com/kata-mcp/kata/ui/pages/review"
 	"github.com/kata-mcp/kata/ui/pages/task"
 	"github.com/kata-mcp/kata/ui/pages/traps"
 )
@@ -110,10 +114,10 @@ type app struct {
 // returning to a packet finds its quiz progress and grade results.
 type session struct {
 	kata  *kata.Model
-	quiz  *practiceModel
+	quiz  *deck.Model
 	traps *traps.Model
 	task  *task.Model
-	drill *practiceModel
+	drill *deck.Model
 }
 
 // screens lists the session's screens.
@@ -133,7 +137,7 @@ type Model struct {
 	catalog  *catalog.Model
 	sessions map[string]*session
 	mock     *mockModel
-	review   *reviewModel
+	review   *review.Model
 	packet   string
 	current  common.Screen
 	overlay  bool   // the full help is on show
@@ -166,7 +170,7 @@ func New(lib *katas.Library, opts Options) Model {
 		catalog:  catalog.New(c.Common),
 		sessions: map[string]*session{},
 		mock:     newMock(c, opts.Exam),
-		review:   newReview(c, opts.Exam.Katas),
+		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
 	}
 	switch opts.Start {
@@ -322,13 +326,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
 				kata:  kata.New(m.c.Common, p, m.c.loader),
-				quiz:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.Seed())),
+				quiz:  quiz.New(m.c.Common, p),
 				traps: traps.New(m.c.Common, p),
 				task: task.New(m.c.Common, p, task.Options{
 					Dir: m.c.opts.Workspace(p.ID), Language: m.c.opts.Language, Grade: m.c.opts.Grade, Runs: m.c.runs,
 					Watch: m.c.opts.Watch, Watchers: m.c.watch, Editor: strings.Fields(m.c.opts.Editor), Exec: m.c.opts.Exec,
 				}),
-				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.Seed())),
+				drill: drill.New(m.c.Common, p),
 			}
 		}
 		m.packet, m.current = p.ID, common.KataScreen
@@ -355,7 +359,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.mock.Start(), m.resize())
 	case common.StartReviewMsg:
 		m.current = common.ReviewScreen
-		m.review = newReview(m.c, m.c.opts.Exam.Katas)
+		m.review = review.New(m.c.Common, m.c.opts.Exam.Katas)
 		return m, tea.Batch(m.review.Start(), m.resize())
 	}
 	return m, m.broadcast(msg)

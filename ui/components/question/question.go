@@ -261,3 +261,8 @@ func ChooseHint(st *common.Styles, km *keymap.KeyMap, choose, marked int) string
 
 // Letter is the display letter of position i: "a" for 0.
 func Letter(i int) string { return string(rune('a' + i)) }
+
+// Title is an item or trap card's title line, wrapped under a two-space indent.
+func Title(st *common.Styles, title string, w int) string {
+	return st.Label.Render(common.WrapHanging("  ", title, w))
+}

@@ -1,4 +1,7 @@
-package ui
+// Package deck runs a deck of practice cards (exam items or trap rows): each answered once, then
+// shown right or wrong with every rationale and the rating its card got, the answer recorded;
+// at the end a summary of the misses. The quiz, the trap drill and the review are decks.
+package deck
 
 import (
 	"fmt"
@@ -7,104 +10,58 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/question"
 	"github.com/kata-mcp/kata/ui/components/stem"
 	"github.com/kata-mcp/kata/ui/components/viewport"
-
-	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/exam"
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
-// card is one practice question: an exam item or a trap row, answered once with feedback.
-type card struct {
-	kata   string
-	itemID string // the item id, or the trap row's name ("traps.md:<line>")
-	cardID string
-	head   string // the small line above: "mk-01 · scenario: customer-support"
-	title  string // the item title, or "Which pattern avoids this trap?"
-	stemMD string // an item's stem (Markdown, rendered in a command); "" for a trap
-	trap   string // a trap's text; "" for an item
-	why    string // a trap's "why it fails", shown once answered
-	opts   []question.Choice
-	choose int
-}
-
-// itemCard makes the card of a drawn exam item.
-func itemCard(q exam.Question) card {
-	return card{
-		kata: q.Kata, itemID: q.Item.ID, cardID: q.CardID,
-		head:  q.Item.ID + " · scenario: " + q.Item.Scenario,
-		title: q.Item.Title, stemMD: q.Item.Stem,
-		opts: question.Choices(q), choose: q.Item.Choose,
-	}
-}
-
-// trapCard makes the card of a drill question.
-func trapCard(q exam.DrillQuestion) card {
-	return card{
-		kata: q.Kata, itemID: fmt.Sprintf("traps.md:%d", q.Row.Line), cardID: q.CardID,
-		head:  "trap table: " + q.Table,
-		title: "Which pattern avoids this trap?", trap: common.Inline(q.Row.Trap), why: common.Inline(q.Row.WhyItFails),
-		opts: question.DrillChoices(q), choose: 1,
-	}
-}
-
-// practiceCards lists a packet's items in written order as cards, options shuffled by seed.
-func practiceCards(p *katas.Packet, seed int64) []card {
-	refs := make([]string, len(p.Items))
-	for i, it := range p.Items {
-		refs[i] = exam.Ref(p.ID, it.ID)
-	}
-	qs, _ := exam.Rebuild([]*katas.Packet{p}, refs, seed) // every ref comes from p: no error
-	cs := make([]card, len(qs))
-	for i, q := range qs {
-		cs[i] = itemCard(q)
-	}
-	return cs
-}
-
-// drillCards lists a packet's trap rows as drill cards.
-func drillCards(p *katas.Packet, seed int64) []card {
-	var cs []card
-	for _, q := range exam.Drill(p, seed) {
-		cs = append(cs, trapCard(q))
-	}
-	return cs
+// Card is one practice question: an exam item or a trap row, answered once with feedback.
+type Card struct {
+	Kata   string
+	ItemID string // the item id, or the trap row's name ("traps.md:<line>")
+	CardID string
+	Head   string // the small line above: "mk-01 · scenario: customer-support"
+	Title  string // the item title, or "Which pattern avoids this trap?"
+	StemMD string // an item's stem (Markdown, rendered in a command); "" for a trap
+	Trap   string // a trap's text; "" for an item
+	Why    string // a trap's "why it fails", shown once answered
+	Opts   []question.Choice
+	Choose int
 }
 
 // outcome is the answer given to one card.
 type outcome struct {
-	card    card
+	card    Card
 	chosen  []string
 	correct bool
 	rating  srs.Rating
 }
 
-// practiceKind selects a practice deck's wording and rules.
-type practiceKind int
-
-const (
-	quizDeck   practiceKind = iota // a packet's items, in order
-	drillDeck                      // a packet's trap rows; misses come back later in the drill
-	reviewDeck                     // due and new cards from the store
-)
+// Options set a deck's wording and rules.
+type Options struct {
+	// Title heads the page ("Quiz"); Noun counts the cards ("Question 1 of 2"); Empty is what
+	// an empty deck says.
+	Title, Noun, Empty string
+	// Requeue brings a missed card back requeueGap cards later with its options rotated, and
+	// scores each card by its first answer (the trap drill).
+	Requeue bool
+}
 
 // requeueGap is how many cards later a missed drill card comes back.
 const requeueGap = 3
 
-// practiceModel runs a deck of cards: each is answered once, then shows whether it was right,
+// Model runs a deck of cards: each is answered once, then shows whether it was right,
 // every option's rationale and the rating its card got; the answer is recorded (RecordAnswer,
 // which also reviews the card). At the end a summary lists the misses.
-type practiceModel struct {
-	c        *app
-	kind     practiceKind
-	title    string
-	empty    string // what to say when the deck is empty
-	deck     []card
+type Model struct {
+	c        common.Common
+	opts     Options
+	deck     []Card
 	idx      int
 	a        question.Model
 	shown    time.Time // when the card on show appeared (for Elapsed)
@@ -115,18 +72,17 @@ type practiceModel struct {
 	follow   bool
 	stem     stem.Model
 	vp       *viewport.Model
-	width    int
-	height   int
 }
 
-func newPractice(c *app, kind practiceKind, title, empty string, deck []card) *practiceModel {
-	m := &practiceModel{c: c, kind: kind, title: title, empty: empty, vp: viewport.New()}
-	m.setDeck(deck)
+// New returns the deck of cards with opts.
+func New(c common.Common, opts Options, deck []Card) *Model {
+	m := &Model{c: c, opts: opts, vp: viewport.New()}
+	m.SetDeck(deck)
 	return m
 }
 
-// setDeck starts over with deck.
-func (m *practiceModel) setDeck(deck []card) {
+// SetDeck starts over with deck.
+func (m *Model) SetDeck(deck []Card) {
 	m.deck = deck
 	m.idx, m.finished, m.answer, m.results = 0, false, nil, nil
 	m.missed = map[string]bool{}
@@ -134,28 +90,31 @@ func (m *practiceModel) setDeck(deck []card) {
 }
 
 // begin shows the card at idx afresh.
-func (m *practiceModel) begin() {
+func (m *Model) begin() {
 	m.answer = nil
 	m.shown = m.c.Now()
 	if m.idx < len(m.deck) {
-		m.a = question.New(m.deck[m.idx].opts, m.deck[m.idx].choose)
+		m.a = question.New(m.deck[m.idx].Opts, m.deck[m.idx].Choose)
 	}
 	m.vp.GotoTop()
 }
 
 // Activate restarts the answer clock of an unanswered card when the screen comes into view, so
 // time spent elsewhere does not count as time spent answering (and rate a quick answer as slow).
-func (m *practiceModel) Activate() {
+func (m *Model) Activate() {
 	if m.answer == nil && !m.finished {
 		m.shown = m.c.Now()
 	}
 }
 
 // cur returns the card on show.
-func (m *practiceModel) cur() card { return m.deck[m.idx] }
+func (m *Model) cur() Card { return m.deck[m.idx] }
+
+// Current is the card on show (the deck must not be empty).
+func (m *Model) Current() Card { return m.cur() }
 
 // ShortHelp lists the keys that apply now.
-func (m *practiceModel) ShortHelp() []key.Binding {
+func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
 	switch {
 	case len(m.deck) == 0:
@@ -170,7 +129,7 @@ func (m *practiceModel) ShortHelp() []key.Binding {
 }
 
 // FullHelp lists every key of the deck.
-func (m *practiceModel) FullHelp() [][]key.Binding {
+func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
 	return [][]key.Binding{
 		{k.Cursor.Up, k.Question.Mark, k.Question.Answer},
@@ -180,8 +139,8 @@ func (m *practiceModel) FullHelp() [][]key.Binding {
 }
 
 // SetSize sizes the viewport and asks for the stem at the new width.
-func (m *practiceModel) SetSize(w, h int) tea.Cmd {
-	m.width, m.height = w, h
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	m.c.SetSize(w, h)
 	m.vp.SetSize(w, h-2)
 	cmd := m.requestStem()
 	m.refresh()
@@ -189,16 +148,16 @@ func (m *practiceModel) SetSize(w, h int) tea.Cmd {
 }
 
 // requestStem asks for the item stem on show at the current width and style.
-func (m *practiceModel) requestStem() tea.Cmd {
-	if len(m.deck) == 0 || m.finished || m.width == 0 || m.cur().stemMD == "" {
+func (m *Model) requestStem() tea.Cmd {
+	if len(m.deck) == 0 || m.finished || m.c.Width == 0 || m.cur().StemMD == "" {
 		return nil
 	}
 	c := m.cur()
-	return m.stem.Request(common.RenderKey{Doc: c.kata + "#" + c.itemID, Width: m.width, Style: m.c.MDStyle}, c.stemMD)
+	return m.stem.Request(common.RenderKey{Doc: c.Kata + "#" + c.ItemID, Width: m.c.Width, Style: m.c.MDStyle}, c.StemMD)
 }
 
 // Update answers, moves on and takes stem renderings.
-func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.RenderedMsg:
 		if m.stem.Take(msg) {
@@ -218,7 +177,7 @@ func (m *practiceModel) Update(msg tea.Msg) tea.Cmd {
 }
 
 // key handles one key press.
-func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	if m.vp.PageKey(msg, k.Scroll) {
 		return nil
@@ -248,54 +207,54 @@ func (m *practiceModel) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // restart begins the deck again: the quiz and drill from the start (misses forgotten), the
 // review with the cards left over.
-func (m *practiceModel) restart() {
+func (m *Model) restart() {
 	deck := m.deck
-	if m.kind == drillDeck {
+	if m.opts.Requeue {
 		seen := map[string]bool{}
-		var first []card
+		var first []Card
 		for _, c := range deck {
-			if !seen[c.cardID] {
-				seen[c.cardID] = true
+			if !seen[c.CardID] {
+				seen[c.CardID] = true
 				first = append(first, c)
 			}
 		}
 		deck = first
 	}
-	m.setDeck(deck)
+	m.SetDeck(deck)
 }
 
 // give records the answer to the card on show.
-func (m *practiceModel) give(chosen []string) tea.Cmd {
+func (m *Model) give(chosen []string) tea.Cmd {
 	c := m.cur()
 	now := m.c.Now()
 	elapsed := now.Sub(m.shown)
-	correct := question.Exactly(c.opts, chosen)
+	correct := question.Exactly(c.Opts, chosen)
 	o := outcome{card: c, chosen: chosen, correct: correct, rating: srs.Rate(correct, elapsed, progress.FastAnswer)}
 	m.answer = &o
 	m.results = append(m.results, o)
 	if !correct {
-		m.missed[c.cardID] = true
-		if m.kind == drillDeck {
+		m.missed[c.CardID] = true
+		if m.opts.Requeue {
 			// The miss comes back a few cards later in this drill, its options rotated so that
 			// the answer is not where it was (the letter alone is not remembered).
 			at := min(m.idx+1+requeueGap, len(m.deck))
-			m.deck = append(m.deck[:at], append([]card{rotated(c)}, m.deck[at:]...)...)
+			m.deck = append(m.deck[:at], append([]Card{rotated(c)}, m.deck[at:]...)...)
 		}
 	}
-	return m.c.RecordAnswer(progress.Answer{Kata: c.kata, ItemID: c.itemID, CardID: c.cardID, Chosen: chosen, Correct: correct, Elapsed: elapsed, At: now})
+	return m.c.RecordAnswer(progress.Answer{Kata: c.Kata, ItemID: c.ItemID, CardID: c.CardID, Chosen: chosen, Correct: correct, Elapsed: elapsed, At: now})
 }
 
 // rotated returns c with its options moved up one place (the first goes last), so every option,
 // the key too, shows under another letter when there are two or more.
-func rotated(c card) card {
-	if len(c.opts) > 1 {
-		c.opts = append(append([]question.Choice(nil), c.opts[1:]...), c.opts[0])
+func rotated(c Card) Card {
+	if len(c.Opts) > 1 {
+		c.Opts = append(append([]question.Choice(nil), c.Opts[1:]...), c.Opts[0])
 	}
 	return c
 }
 
 // next moves to the following card, or to the summary after the last.
-func (m *practiceModel) next() tea.Cmd {
+func (m *Model) next() tea.Cmd {
 	if m.idx+1 >= len(m.deck) {
 		m.finished = true
 		m.answer = nil
@@ -308,8 +267,8 @@ func (m *practiceModel) next() tea.Cmd {
 }
 
 // refresh rebuilds the viewport content and keeps the cursor (or the verdict) in sight.
-func (m *practiceModel) refresh() {
-	if m.width == 0 || len(m.deck) == 0 {
+func (m *Model) refresh() {
+	if m.c.Width == 0 || len(m.deck) == 0 {
 		return
 	}
 	if m.finished {
@@ -338,24 +297,24 @@ func ratingWords(r srs.Rating) string {
 
 // content lays out the card on show and returns the line to keep in sight: the cursor before
 // answering, the verdict (put at the top) after.
-func (m *practiceModel) content() (string, int, bool) {
+func (m *Model) content() (string, int, bool) {
 	st := m.c.Styles
-	w := m.width
+	w := m.c.Width
 	c := m.cur()
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-	add(itemHeadText(st, c.title, w))
+	add(question.Title(st, c.Title, w))
 	switch {
-	case c.trap != "":
+	case c.Trap != "":
 		add("")
-		add(st.Label.Render("  Trap: ") + common.WrapHanging("", c.trap, max(w-8, 1)))
+		add(st.Label.Render("  Trap: ") + common.WrapHanging("", c.Trap, max(w-8, 1)))
 	default:
-		add(m.stem.View(c.kata+"#"+c.itemID, c.stemMD, w))
+		add(m.stem.View(c.Kata+"#"+c.ItemID, c.StemMD, w))
 	}
 	add("")
 	if m.answer == nil {
-		if c.choose > 1 {
-			add(question.ChooseHint(st, m.c.Keys, c.choose, m.a.Marked()))
+		if c.Choose > 1 {
+			add(question.ChooseHint(st, m.c.Keys, c.Choose, m.a.Marked()))
 			add("")
 		}
 		opts, cursor := m.a.Lines(st, w, false)
@@ -364,15 +323,15 @@ func (m *practiceModel) content() (string, int, bool) {
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)
-	add(question.Verdict(st, c.opts, m.answer.correct) + st.Subtle.Render(" · "+ratingWords(m.answer.rating)))
-	if c.why != "" {
-		add(common.WrapHanging("  Why it fails: ", c.why, w))
+	add(question.Verdict(st, c.Opts, m.answer.correct) + st.Subtle.Render(" · "+ratingWords(m.answer.rating)))
+	if c.Why != "" {
+		add(common.WrapHanging("  Why it fails: ", c.Why, w))
 	}
-	if !m.answer.correct && m.kind == drillDeck {
+	if !m.answer.correct && m.opts.Requeue {
 		add(st.Subtle.Render("  This trap comes back later in the drill."))
 	}
 	add("")
-	lines = append(lines, question.Reveal(st, w, c.opts, m.answer.chosen)...)
+	lines = append(lines, question.Reveal(st, w, c.Opts, m.answer.chosen)...)
 	add("")
 	nextWord := "next"
 	if m.idx+1 >= len(m.deck) {
@@ -382,21 +341,17 @@ func (m *practiceModel) content() (string, int, bool) {
 	return strings.Join(lines, "\n"), verdict, true
 }
 
-// itemHeadText is an item or trap card's title line.
-func itemHeadText(st *common.Styles, title string, w int) string {
-	return st.Label.Render(common.WrapHanging("  ", title, w))
-}
 
 // summary lays out the score and the misses.
-func (m *practiceModel) summary() string {
+func (m *Model) summary() string {
 	st := m.c.Styles
 	firstTry := map[string]bool{} // card → right the first time it was asked
 	asked := map[string]bool{}
-	var order []card
+	var order []Card
 	for _, o := range m.results {
-		if !asked[o.card.cardID] {
-			asked[o.card.cardID] = true
-			firstTry[o.card.cardID] = o.correct
+		if !asked[o.card.CardID] {
+			asked[o.card.CardID] = true
+			firstTry[o.card.CardID] = o.correct
 			order = append(order, o.card)
 		}
 	}
@@ -410,20 +365,20 @@ func (m *practiceModel) summary() string {
 	pct := common.PercentOf(right, total)
 	var b strings.Builder
 	b.WriteString(st.Title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
-	if m.kind == drillDeck {
+	if m.opts.Requeue {
 		b.WriteString(st.Subtle.Render(" right the first time"))
 	}
 	b.WriteString("\n\n")
 	var missed []string
 	for _, c := range order {
-		if firstTry[c.cardID] {
+		if firstTry[c.CardID] {
 			continue
 		}
-		label := c.itemID + " " + c.title
-		if c.trap != "" {
-			label = c.trap
+		label := c.ItemID + " " + c.Title
+		if c.Trap != "" {
+			label = c.Trap
 		}
-		missed = append(missed, common.WrapHanging("  • ", label, m.width))
+		missed = append(missed, common.WrapHanging("  • ", label, m.c.Width))
 	}
 	if len(missed) == 0 {
 		b.WriteString(st.Pass.Render("  No misses."))
@@ -434,7 +389,7 @@ func (m *practiceModel) summary() string {
 	}
 	b.WriteString("\n\n")
 	if m.c.Store != nil {
-		b.WriteString(st.Subtle.Render(common.WrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.width)))
+		b.WriteString(st.Subtle.Render(common.WrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.c.Width)))
 		b.WriteString("\n")
 	}
 	b.WriteString(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Restart, "start over") + " · " + keymap.Says(m.c.Keys.Back, "back")))
@@ -442,23 +397,32 @@ func (m *practiceModel) summary() string {
 }
 
 // View draws the progress line and the card.
-func (m *practiceModel) View() string {
+func (m *Model) View() string {
 	st := m.c.Styles
 	if len(m.deck) == 0 {
-		return st.Title.Render(m.title) + "\n\n" + common.WrapHanging("  ", m.empty, m.width)
+		return st.Title.Render(m.opts.Title) + "\n\n" + common.WrapHanging("  ", m.opts.Empty, m.c.Width)
 	}
 	var head string
 	if m.finished {
-		head = st.Title.Render(m.title) + " " + st.Subtle.Render("— done")
+		head = st.Title.Render(m.opts.Title) + " " + st.Subtle.Render("— done")
 	} else {
-		noun := "Question"
-		switch m.kind {
-		case drillDeck:
-			noun = "Trap"
-		case reviewDeck:
-			noun = "Card"
-		}
-		head = st.Title.Render(fmt.Sprintf("%s %d of %d", noun, m.idx+1, len(m.deck))) + " " + st.Subtle.Render("· "+m.cur().head)
+		noun := m.opts.Noun
+		head = st.Title.Render(fmt.Sprintf("%s %d of %d", noun, m.idx+1, len(m.deck))) + " " + st.Subtle.Render("· "+m.cur().Head)
 	}
-	return common.Truncate(head, m.width) + "\n\n" + m.vp.View()
+	return common.Truncate(head, m.c.Width) + "\n\n" + m.vp.View()
 }
+
+// Reset starts over with cards, saying empty when there are none; the command renders the
+// first card's stem.
+func (m *Model) Reset(cards []Card, empty string) tea.Cmd {
+	m.opts.Empty = empty
+	m.SetDeck(cards)
+	m.refresh()
+	return m.requestStem()
+}
+
+// Len is the number of cards in the deck (a missed drill card counts again).
+func (m *Model) Len() int { return len(m.deck) }
+
+// Finished reports whether the summary is on show.
+func (m *Model) Finished() bool { return m.finished }
