@@ -341,7 +341,6 @@ func (m *Model) content() (string, int, bool) {
 	return strings.Join(lines, "\n"), verdict, true
 }
 
-
 // summary lays out the score and the misses.
 func (m *Model) summary() string {
 	st := m.c.Styles
