@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -17,8 +16,8 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/pages/mockexam"
 )
 
 // examLib is three katas: alpha-kata and beta-kata (two single-answer items each) and
@@ -36,12 +35,11 @@ func examLib(t *testing.T) *katas.Library {
 	return lib
 }
 
-func (d *driver) mock() *mockModel { return d.m.(Model).mock }
+func (d *driver) mock() *mockexam.Model { return d.m.(Model).mock }
 
 // keys returns the display letters of the item on show: the keyed ones and the others.
 func (d *driver) keys() (right, wrong []string) {
-	m := d.mock()
-	for i, o := range m.qs[m.idx].Options() {
+	for i, o := range d.mock().Current().Options() {
 		if o.Key {
 			right = append(right, question.Letter(i))
 		} else {
@@ -125,28 +123,28 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		d.answer(i != 1)
 		m := d.mock()
-		chosen = append(chosen, m.chosen[m.qs[m.idx].Ref])
+		chosen = append(chosen, m.Chosen(m.Current().Ref))
 		d.press("n")
 	}
 	d.press("p", "f") // flag item 3
 	d.mustSee("3 answered · 1 flagged", "saved")
-	refs := d.mock().att.Items
+	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
 	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
-	if !reflect.DeepEqual(m.att.Items, refs) {
-		t.Fatalf("resumed items %v, want %v", m.att.Items, refs)
+	if !reflect.DeepEqual(m.Attempt().Items, refs) {
+		t.Fatalf("resumed items %v, want %v", m.Attempt().Items, refs)
 	}
 	for i := 0; i < 3; i++ {
-		if got := m.chosen[m.qs[i].Ref]; !reflect.DeepEqual(got, chosen[i]) {
+		if got := m.Chosen(m.Questions()[i].Ref); !reflect.DeepEqual(got, chosen[i]) {
 			t.Errorf("item %d: resumed %v, want %v", i+1, got, chosen[i])
 		}
 	}
 	// The same options sit under the same letters: the seed came from the attempt.
-	if !reflect.DeepEqual(m.qs[0].Order, d.mock().qs[0].Order) {
+	if !reflect.DeepEqual(m.Questions()[0].Order, d.mock().Questions()[0].Order) {
 		t.Errorf("option order changed on resume")
 	}
 	d2.press("n", "n")
@@ -234,18 +232,6 @@ func TestMockExamSaveFailureShows(t *testing.T) {
 	d.answer(true)
 	d.mustSee("saved", "2 answered")
 	d.mustNotSee("database is locked")
-}
-
-func TestExamDefaults(t *testing.T) {
-	if got := common.Clock(119*time.Second + time.Millisecond); got != "02:00" {
-		t.Errorf("clock rounds up: %s", got)
-	}
-	if got := common.Clock(2*time.Hour + 5*time.Second); got != "2:00:05" {
-		t.Errorf("clock of 2h5s: %s", got)
-	}
-	if !strings.Contains(common.Clock(-time.Second), "00:00") {
-		t.Error("negative time")
-	}
 }
 
 // TestNewScreensFitAnySize resizes while each new screen is on show: every frame fits.
@@ -441,14 +427,6 @@ func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 	d.mustSee("> [x] a) isError")
 }
 
-func TestPercentOfRounds(t *testing.T) {
-	for _, c := range []struct{ part, total, want int }{{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {1, 2, 50}, {1, 8, 13}, {3, 3, 100}} {
-		if got := common.PercentOf(c.part, c.total); got != c.want {
-			t.Errorf("common.PercentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
-		}
-	}
-}
-
 // TestCatalogOffersUnfinishedExam checks that the catalog says when x resumes an unfinished
 // exam (one stored by an earlier run) and says "mock exam" again once it is submitted.
 func TestCatalogOffersUnfinishedExam(t *testing.T) {
@@ -469,7 +447,7 @@ func TestCatalogOffersUnfinishedExam(t *testing.T) {
 func TestMockExamRepeatedKataDrawsOnce(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"alpha-kata", "alpha-kata"}, Items: 10}}, 80, 24)
 	d.mustSee("item 1 of 2")
-	if got := d.mock().att.Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
+	if got := d.mock().Attempt().Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
 		t.Errorf("attempt katas %v", got)
 	}
 }

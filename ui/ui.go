@@ -31,6 +31,7 @@ import (
 	"github.com/kata-mcp/kata/ui/pages/catalog"
 	"github.com/kata-mcp/kata/ui/pages/drill"
 	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/mockexam"
 	"github.com/kata-mcp/kata/ui/pages/quiz"
 	"github.com/kata-mcp/kata/ui/pages/review"
 	"github.com/kata-mcp/kata/ui/pages/task"
@@ -97,6 +98,12 @@ type Options struct {
 	Editor string
 }
 
+// ExamOptions configure the mock exam: the katas it draws from, its size, time limit and scale.
+type ExamOptions = mockexam.Options
+
+// DefaultExamItems is the size of a mock exam when none is asked for.
+const DefaultExamItems = mockexam.DefaultItems
+
 // gradeStopTimeout bounds how long Run waits, after the program ends, for a running grading
 // to kill its processes and return.
 const gradeStopTimeout = 10 * time.Second
@@ -136,7 +143,7 @@ type Model struct {
 	height   int
 	catalog  *catalog.Model
 	sessions map[string]*session
-	mock     *mockModel
+	mock     *mockexam.Model
 	review   *review.Model
 	packet   string
 	current  common.Screen
@@ -169,7 +176,7 @@ func New(lib *katas.Library, opts Options) Model {
 		height:   24,
 		catalog:  catalog.New(c.Common),
 		sessions: map[string]*session{},
-		mock:     newMock(c, opts.Exam),
+		mock:     mockexam.New(c.Common, opts.Exam),
 		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
 	}
@@ -352,10 +359,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case common.StartMockExamMsg:
 		m.current = common.MockExamScreen
-		if m.mock.taking() {
+		if m.mock.Taking() {
 			return m, m.resize()
 		}
-		m.mock = newMock(m.c, m.c.opts.Exam)
+		m.mock = mockexam.New(m.c.Common, m.c.opts.Exam)
 		return m, tea.Batch(m.mock.Start(), m.resize())
 	case common.StartReviewMsg:
 		m.current = common.ReviewScreen
