@@ -173,7 +173,7 @@ func TestCatalogShowsProgress(t *testing.T) {
 	st.due = []progress.DueCard{{CardID: srs.ItemCardID(p.ID, p.Items[0]), Kind: srs.KindItem, Kata: p.ID}}
 	st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "fail", Passed: 7, Failed: 2}}
 	d := newDriver(t, Options{Store: st, NoColor: true}, 80, 24)
-	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no exam yet · last grade FAIL 7/9 · 1 due")
+	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no mock exam yet · last grade FAIL 7/9 · 1 due")
 	d.press("enter")
 	d.mustSee("Errors carry")
 	d.press("2")

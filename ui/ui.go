@@ -86,7 +86,7 @@ type Options struct {
 	// tea.Tick. Tests pin both to drive the countdown by hand.
 	Now  func() time.Time
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
-	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
+	// Seed draws mock exams, drills and option orders; 0 means a new seed from the clock each time.
 	Seed int64
 	// Warning is shown on the warning line at start, e.g. why the store could not be opened.
 	Warning string
@@ -143,7 +143,7 @@ type Model struct {
 	height   int
 	catalog  *catalog.Model
 	sessions map[string]*session
-	mock     *mockexam.Model
+	mockExam *mockexam.Model
 	review   *review.Model
 	packet   string
 	current  common.Screen
@@ -176,7 +176,7 @@ func New(lib *katas.Library, opts Options) Model {
 		height:   24,
 		catalog:  catalog.New(c.Common),
 		sessions: map[string]*session{},
-		mock:     mockexam.New(c.Common, opts.Exam),
+		mockExam: mockexam.New(c.Common, opts.Exam),
 		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
 	}
@@ -212,7 +212,7 @@ func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.catalog.Refresh()}
 	switch m.current {
 	case common.MockExamScreen:
-		cmds = append(cmds, m.mock.Start())
+		cmds = append(cmds, m.mockExam.Start())
 	case common.ReviewScreen:
 		cmds = append(cmds, m.review.Start())
 	}
@@ -223,7 +223,7 @@ func (m Model) Init() tea.Cmd {
 func (m Model) active() common.Page {
 	switch m.current {
 	case common.MockExamScreen:
-		return m.mock
+		return m.mockExam
 	case common.ReviewScreen:
 		return m.review
 	}
@@ -269,7 +269,7 @@ func (m Model) resize() tea.Cmd {
 }
 
 // back goes one screen up: from a packet's screens to its kata screen, from there and from the
-// exam and review to the catalog.
+// mock exam and the review to the catalog.
 func (m *Model) back() tea.Cmd {
 	if b, ok := m.active().(common.Backer); ok {
 		if cmd, handled := b.Back(); handled {
@@ -359,11 +359,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case common.StartMockExamMsg:
 		m.current = common.MockExamScreen
-		if m.mock.Taking() {
+		if m.mockExam.Taking() {
 			return m, m.resize()
 		}
-		m.mock = mockexam.New(m.c.Common, m.c.opts.Exam)
-		return m, tea.Batch(m.mock.Start(), m.resize())
+		m.mockExam = mockexam.New(m.c.Common, m.c.opts.Exam)
+		return m, tea.Batch(m.mockExam.Start(), m.resize())
 	case common.StartReviewMsg:
 		m.current = common.ReviewScreen
 		m.review = review.New(m.c.Common, m.c.opts.Exam.Katas)
@@ -374,7 +374,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // broadcast gives a message to every screen.
 func (m Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := []tea.Cmd{m.catalog.Update(msg), m.mock.Update(msg), m.review.Update(msg)}
+	cmds := []tea.Cmd{m.catalog.Update(msg), m.mockExam.Update(msg), m.review.Update(msg)}
 	for _, s := range m.sessions {
 		for _, sc := range s.screens() {
 			cmds = append(cmds, sc.Update(msg))

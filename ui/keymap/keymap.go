@@ -168,7 +168,7 @@ func Default() *KeyMap {
 			No:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
 			Review: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
 			Resume: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
-			New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new exam")),
+			New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new mock exam")),
 		},
 		Task: Task{
 			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "create workspace")),

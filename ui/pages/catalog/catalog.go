@@ -174,14 +174,14 @@ func (m *Model) entry(i int) []string {
 	return append(lines, "")
 }
 
-// progressLine sums up a kata's progress: layers read, best exam, last grade, cards due.
+// progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
 func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
 	if sum.BestScaled > 0 {
-		parts = append(parts, fmt.Sprintf("best exam %d", sum.BestScaled))
+		parts = append(parts, fmt.Sprintf("best mock exam %d", sum.BestScaled))
 	} else {
-		parts = append(parts, "no exam yet")
+		parts = append(parts, "no mock exam yet")
 	}
 	if g := sum.LastGrade; g != nil {
 		parts = append(parts, "last grade "+st.Mark(g.Status)+fmt.Sprintf(" %d/%d", g.Passed, g.Passed+g.Failed+g.Errored))
@@ -203,7 +203,7 @@ func (m *Model) View() string {
 		sub += " · " + keymap.Name(k.Review) + " review"
 	}
 	if m.open {
-		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished exam"
+		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished mock exam"
 	} else {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}

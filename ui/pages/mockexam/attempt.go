@@ -50,11 +50,11 @@ func (m *Model) resume() tea.Cmd {
 	att := *m.offer
 	qs, err := exam.Rebuild(m.c.Lib.Packets(), att.Items, att.Seed)
 	if err != nil {
-		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.Keys.MockExam.New) + " for a new exam."
+		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.Keys.MockExam.New) + " for a new mock exam."
 		return nil
 	}
 	m.begin(att, qs, m.offered)
-	m.note = fmt.Sprintf("Resumed the exam started %s.", att.Started.Local().Format("Jan 2 15:04"))
+	m.note = fmt.Sprintf("Resumed the mock exam started %s.", att.Started.Local().Format("Jan 2 15:04"))
 	if m.timeUp() {
 		m.note = "Time ran out while the app was closed: submitted with the answers saved."
 		return m.submit()
@@ -180,7 +180,7 @@ func (m *Model) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 		if n == 1 {
 			verb = "is"
 		}
-		note := common.Count(n, "answer", "answers") + " given in another kata window on this exam " + verb + " included."
+		note := common.Count(n, "answer", "answers") + " given in another kata window on this mock exam " + verb + " included."
 		if m.note != "" {
 			note = m.note + " " + note
 		}
@@ -202,5 +202,5 @@ func (m *Model) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 	if att.ID == 0 {
 		return nil
 	}
-	return m.c.Write(fmt.Sprintf("attempt:%d", att.ID), "submitting the exam", func(s common.Store) error { return s.FinishAttempt(att, recs) }, common.Changed)
+	return m.c.Write(fmt.Sprintf("attempt:%d", att.ID), "submitting the mock exam", func(s common.Store) error { return s.FinishAttempt(att, recs) }, common.Changed)
 }

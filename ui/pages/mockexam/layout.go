@@ -11,7 +11,7 @@ import (
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
-// refresh rebuilds the viewport content for the phase.
+// refresh rebuilds the viewport content for the stage.
 func (m *Model) refresh() {
 	if m.c.Width == 0 {
 		return
@@ -47,9 +47,9 @@ func (m *Model) refresh() {
 	case stageOffer:
 		m.vp.SetContent(m.offerContent())
 	case stageSubmitting:
-		m.vp.SetContent(m.c.Styles.Subtle.Render("  Submitting the exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  Submitting the mock exam…"))
 	default:
-		m.vp.SetContent(m.c.Styles.Subtle.Render("  Preparing the exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  Preparing the mock exam…"))
 	}
 }
 
@@ -125,7 +125,7 @@ func (m *Model) confirmContent() string {
 	st := m.c.Styles
 	answered, flagged := m.counts()
 	lines := []string{
-		st.Title.Render("  Submit the exam?"),
+		st.Title.Render("  Submit the mock exam?"),
 		"",
 		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
 	}
@@ -156,7 +156,7 @@ func (m *Model) offerContent() string {
 		}
 	}
 	lines := []string{
-		st.Title.Render("  An unfinished exam"),
+		st.Title.Render("  An unfinished mock exam"),
 		"",
 		fmt.Sprintf("  Started %s · %d items · %d answered so far", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), answered),
 		common.WrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.c.Width),
@@ -170,7 +170,7 @@ func (m *Model) offerContent() string {
 		}
 	}
 	x := m.c.Keys.MockExam
-	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new exam"), st.Subtle.Render(common.WrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.c.Width)))
+	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new mock exam"), st.Subtle.Render(common.WrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.c.Width)))
 	if m.note != "" {
 		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", m.note, m.c.Width)))
 	}

@@ -38,7 +38,7 @@ const DefaultItems = 10
 const PerItemTime = 2 * time.Minute
 
 // saveOp names the exam answer save in store warnings.
-const saveOp = "saving the exam answer"
+const saveOp = "saving the mock exam answer"
 
 // stage is where the mock exam is.
 type stage int
@@ -263,7 +263,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil || msg.att == nil {
 			// No unfinished exam, or the store cannot tell: start a new one.
-			cmd = tea.Batch(common.Warn("looking for an unfinished exam", msg.err), m.newAttempt())
+			cmd = tea.Batch(common.Warn("looking for an unfinished mock exam", msg.err), m.newAttempt())
 			break
 		}
 		m.stage, m.offer, m.offered = stageOffer, msg.att, msg.answers
@@ -275,7 +275,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.att.ID = msg.id
 		m.unsaved = msg.err != nil
 		m.stage = stageTaking
-		cmd = tea.Batch(common.Warn("starting the exam", msg.err), m.tick(), m.requestStem())
+		cmd = tea.Batch(common.Warn("starting the mock exam", msg.err), m.tick(), m.requestStem())
 	case submitReadMsg:
 		if msg.gen != m.gen || m.stage != stageSubmitting {
 			return nil
@@ -298,7 +298,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.now = msg.at
 		if m.timeUp() {
-			m.note = "Time is up: the exam was submitted."
+			m.note = "Time is up: the mock exam was submitted."
 			cmd = m.submit()
 			break
 		}
@@ -333,7 +333,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.resume()
 		case key.Matches(msg, x.New):
 			id := m.offer.ID
-			abandon := m.c.Write("", "abandoning the unfinished exam", func(s common.Store) error { return s.AbandonAttempt(id) }, common.Changed)
+			abandon := m.c.Write("", "abandoning the unfinished mock exam", func(s common.Store) error { return s.AbandonAttempt(id) }, common.Changed)
 			return tea.Batch(abandon, m.newAttempt())
 		}
 	case stageTaking:

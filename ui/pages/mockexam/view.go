@@ -10,7 +10,7 @@ import (
 	"github.com/kata-mcp/kata/ui/common"
 )
 
-// View draws the status line (item, counts, save state, countdown) and the phase's content.
+// View draws the status line (item, counts, save state, countdown) and the stage's content.
 func (m *Model) View() string {
 	st := m.c.Styles
 	if len(m.qs) == 0 && m.stage >= stageTaking {
@@ -44,7 +44,7 @@ func (m *Model) View() string {
 		second = st.Subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
 	case stageReview:
 		q := m.qs[m.idx]
-		left = st.Title.Render(fmt.Sprintf("Exam review · item %d of %d", m.idx+1, len(m.qs)))
+		left = st.Title.Render(fmt.Sprintf("Mock exam review · item %d of %d", m.idx+1, len(m.qs)))
 		second = st.Subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
 	default:
 		left = st.Title.Render("Mock exam")

@@ -35,7 +35,7 @@ func examLib(t *testing.T) *katas.Library {
 	return lib
 }
 
-func (d *driver) mock() *mockexam.Model { return d.m.(Model).mock }
+func (d *driver) mock() *mockexam.Model { return d.m.(Model).mockExam }
 
 // keys returns the display letters of the item on show: the keyed ones and the others.
 func (d *driver) keys() (right, wrong []string) {
@@ -86,7 +86,7 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	d.mustSee("item 3 of 5")
 	// Submit asks first.
 	d.press("s")
-	d.mustSee("Submit the exam?", "5 of 5 items answered · 1 flagged")
+	d.mustSee("Submit the mock exam?", "5 of 5 items answered · 1 flagged")
 	d.press("n")
 	d.mustSee("item 3 of 5")
 	d.press("s", "y")
@@ -106,13 +106,13 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	}
 	// The review shows every item with the key, the choice and every rationale.
 	d.press("r")
-	d.mustSee("Exam review · item 1 of 5", "✓ correct", "[key] [your choice]")
+	d.mustSee("Mock exam review · item 1 of 5", "✓ correct", "[key] [your choice]")
 	d.press("right", "right", "right", "right")
 	d.mustSee("item 5 of 5", "✗ incorrect", "[your choice]", "[key]")
 	d.press("esc")
 	d.mustSee("Scaled score 820")
 	d.press("esc")
-	d.mustSee("kata — MCP engineering katas", "best exam 820")
+	d.mustSee("kata — MCP engineering katas", "best mock exam 820")
 }
 
 func TestMockExamResumeKeepsAnswers(t *testing.T) {
@@ -131,7 +131,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
+	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
@@ -151,7 +151,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	d2.mustSee("⚑ flagged")
 	// Starting anew abandons the open attempt.
 	d3 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
-	d3.mustSee("An unfinished exam")
+	d3.mustSee("An unfinished mock exam")
 	d3.press("n")
 	d3.mustSee("Mock exam · item 1 of 5", "0 answered")
 	if a := st.attempt(1); a.Max != -1 {
@@ -159,7 +159,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	}
 	// The offer says what n would start when other options were asked for.
 	d4 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: ExamOptions{Katas: []string{"beta-kata"}, Items: 9, Time: -1}}, 80, 24)
-	d4.mustSee("An unfinished exam", "(the new one: 2 items from beta-kata, untimed)")
+	d4.mustSee("An unfinished mock exam", "(the new one: 2 items from beta-kata, untimed)")
 }
 
 func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
@@ -172,7 +172,7 @@ func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
 	d.advance(118 * time.Second)
 	d.mustSee("left 00:01")
 	d.advance(time.Second)
-	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score: 1 of 2", "Time used 02:00 of 02:00")
+	d.mustSee("Time is up: the mock exam was submitted.", "Scaled score 550", "Raw score: 1 of 2", "Time used 02:00 of 02:00")
 	if a := st.attempt(1); a.Finished.IsZero() || a.Points != 1 {
 		t.Errorf("attempt after time-out: %+v", a)
 	}
@@ -226,7 +226,7 @@ func TestMockExamSaveFailureShows(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam}, 80, 24)
 	st.fail = errors.New("database is locked")
 	d.answer(true)
-	d.mustSee("last answer not saved", "progress not saved (saving the exam answer): database is locked", "1 answered")
+	d.mustSee("last answer not saved", "progress not saved (saving the mock exam answer): database is locked", "1 answered")
 	st.fail = nil
 	d.press("n")
 	d.answer(true)
@@ -283,7 +283,7 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	d2.mustSee("Scaled score 280", "(raw 1/5)")
 	d2.press("esc")
 	// each kata shows its own share of the exam: the right answer was beta-kata's, one of its two
-	d2.mustSee("best exam 550", "best exam 100")
+	d2.mustSee("best mock exam 550", "best mock exam 100")
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {
 		t.Errorf("an attempt is still open after submitting: %+v, %v", open, err)
@@ -374,7 +374,7 @@ func TestMockExamFirstStemRendered(t *testing.T) {
 	rendered(newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24))
 	rendered(newDriverLib(t, lib, Options{Start: StartExam}, 80, 24))
 	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
-	d.mustSee("An unfinished exam")
+	d.mustSee("An unfinished mock exam")
 	d.press("r")
 	rendered(d)
 }
@@ -387,15 +387,15 @@ func TestMockExamSaveStateShowsWhole(t *testing.T) {
 	d.checkFrame(50, 20)
 }
 
-// TestMockExamHelpFollowsPhase checks that the help overlay lists the keys of the phase on show,
-// not those of every phase at once (n is "next item" while answering, "new exam" on the offer).
-func TestMockExamHelpFollowsPhase(t *testing.T) {
+// TestMockExamHelpFollowsStage checks that the help overlay lists the keys of the stage on show,
+// not those of every stage at once (n is "next item" while answering, "new mock exam" on the offer).
+func TestMockExamHelpFollowsStage(t *testing.T) {
 	st := newMemStore()
 	lib := examLib(t)
 	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
 	d.press("?")
 	d.mustSee("Keys — mock exam", "flag", "jump list", "close the list", "submit now", "keep going")
-	d.mustNotSee("resume", "new exam")
+	d.mustNotSee("resume", "new mock exam")
 	d.checkFrame(80, 24)
 	d.press("?", "o")
 	d.mustSee("o/esc close the list")
@@ -404,7 +404,7 @@ func TestMockExamHelpFollowsPhase(t *testing.T) {
 	d.press("esc")
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
 	d2.press("?")
-	d2.mustSee("resume", "new exam")
+	d2.mustSee("resume", "new mock exam")
 	d2.mustNotSee("flag")
 	d2.press("?", "r", "s", "y", "?")
 	d2.mustSee("review", "scroll")
@@ -437,9 +437,9 @@ func TestCatalogOffersUnfinishedExam(t *testing.T) {
 	d.press("x")
 	d.answer(true)
 	d2 := newDriverLib(t, lib, Options{Store: st}, 80, 24) // a later run
-	d2.mustSee("x resume the unfinished exam")
+	d2.mustSee("x resume the unfinished mock exam")
 	d2.press("x", "r", "s", "y", "esc")
-	d2.mustSee("x mock exam", "best exam")
+	d2.mustSee("x mock exam", "best mock exam")
 }
 
 // TestMockExamRepeatedKataDrawsOnce checks that naming a kata twice does not draw its items
@@ -471,7 +471,7 @@ func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
 	d2.answer(true) // item 2 right in window 2
 	d2.mustSee("saved")
 	d1.press("s", "y")
-	d1.mustSee("Raw score: 2 of 3", "2 answers given in another kata window on this exam are included.")
+	d1.mustSee("Raw score: 2 of 3", "2 answers given in another kata window on this mock exam are included.")
 	if a := st.attempt(1); a.Points != 2 {
 		t.Errorf("stored attempt %+v", a)
 	}
