@@ -2,7 +2,7 @@ package ui
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -186,7 +186,7 @@ func (s *memStore) Summary(kata string, now time.Time) (progress.KataSummary, er
 			sum.LayersRead = append(sum.LayersRead, k[len(kata)+1:])
 		}
 	}
-	sort.Strings(sum.LayersRead)
+	slices.Sort(sum.LayersRead)
 	for _, a := range s.attempts {
 		if !a.Finished.IsZero() && a.Scaled > sum.BestScaled {
 			sum.BestScaled = a.Scaled
