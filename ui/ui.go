@@ -1,13 +1,20 @@
 // Package ui is kata's interactive terminal interface: one Bubble Tea root model that owns the
 // global keys (quit, back, the ? help overlay), the help line and the store warning line, and
-// routes messages to the screens: the catalog (with progress per kata), a packet's layers, its
-// practice quiz, trap tables, trap drill and task, the timed mock exam across katas (result and
-// review), and the spaced-repetition review of due cards.
+// routes messages to the pages. The packages:
 //
-// Screens are components: each has its own keys, SetSize, and an Update that does no I/O.
-// Everything that touches the disk (layers, the progress Store, grading, the editor) runs in a
-// tea.Cmd and comes back as a message; a Store failure becomes a one-line warning and never
-// stops the interface.
+//   - ui/keymap: every key binding, grouped by screen (the mock exam's flag key is
+//     keymap.MockExam.Flag); help lines and screen hints are built from it.
+//   - ui/common: what every page shares (size, library, styles, keymap, clock, progress store),
+//     the Page interface, the messages pages send the root, and the text formatters.
+//   - ui/components: viewport (size, scroll keys, wheel), question (options, marks, reveal),
+//     stem (a stem rendered off the Update loop), tabs, and deck (a practice deck of cards).
+//   - ui/pages: catalog, kata (layers, prompt copy), quiz, traps, drill, task, mockexam, review.
+//   - ui/markdown and ui/traptable: rendering Markdown and trap tables for the terminal.
+//
+// Pages do no I/O in Update. Everything that touches the disk (layers, the progress Store,
+// grading, watching the workspace, the editor) runs in a tea.Cmd and comes back as a message; a
+// Store failure becomes a one-line warning and never stops the interface. The environment is
+// read once, by Run.
 package ui
 
 import (
@@ -108,7 +115,8 @@ const DefaultExamItems = mockexam.DefaultItems
 // to kill its processes and return.
 const gradeStopTimeout = 10 * time.Second
 
-// app is what the screens still in this package share: the Common and the root's services.
+// app is what the root holds for the pages it builds: the Common, the options, and the
+// services shared across packets (the layer loader, the gradings in flight, the watchers).
 type app struct {
 	common.Common
 	opts   Options

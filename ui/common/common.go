@@ -15,8 +15,8 @@ import (
 )
 
 // Common is what every page holds: its own size, and the interface's library, look, keys, clock
-// and store. Copies share everything but the size (soft-serve's common.Common is the model): a
-// page keeps its copy and sets the size in SetSize.
+// and store. Copies share everything but the size: a page keeps its copy and sets the size in
+// SetSize.
 type Common struct {
 	// Width and Height are the page's space in cells, above the help line.
 	Width, Height int
