@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -63,6 +64,8 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	st := newMemStore()
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam}, 80, 24)
 	d.mustSee("Mock exam · item 1 of 5", "0 answered · 0 flagged", "left 10:00", "No feedback until you submit")
+	titles := []string{"Flags or prose", "Empty search", "Two flags"} // no title while answering: it could cue the key
+	d.mustNotSee(titles...)
 	d.checkFrame(80, 24)
 	// Items 1-4 right, item 5 wrong; nothing says right or wrong before submitting.
 	for i := 0; i < 5; i++ {
@@ -81,7 +84,7 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	d.mustSee("item 1 of 5", "(x)")
 	// The jump list shows answered and flagged items; enter jumps.
 	d.press("o")
-	d.mustSee("Jump to an item · 5 of 5 answered · 1 flagged", "✓ ⚑  Empty search")
+	d.mustSee("Jump to an item · 5 of 5 answered · 1 flagged", "✓ ⚑  A search finds nothing.")
 	d.press("down", "down", "enter")
 	d.mustSee("item 3 of 5")
 	// Submit asks first.
@@ -105,8 +108,13 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 		t.Errorf("attempt items %v limit %s", att.Items, att.Limit)
 	}
 	// The review shows every item with the key, the choice and every rationale.
-	d.press("r")
+	d.press("o")
+	d.mustNotSee(titles...)
+	d.press("o", "r")
 	d.mustSee("Mock exam review · item 1 of 5", "✓ correct", "[key] [your choice]")
+	if v := d.view(); !strings.Contains(v, "Flags or prose") && !strings.Contains(v, "Empty search") && !strings.Contains(v, "Two flags") {
+		t.Errorf("the review after submitting shows no item title:\n%s", v)
+	}
 	d.press("right", "right", "right", "right")
 	d.mustSee("item 5 of 5", "✗ incorrect", "[your choice]", "[key]")
 	d.press("esc")

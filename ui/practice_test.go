@@ -144,8 +144,9 @@ func TestReviewRunsDueThenNewCards(t *testing.T) {
 	d := newDriver(t, Options{Store: st, Start: StartReview}, 80, 24)
 	// mk-02 is due; mk-01 is new; the two trap rows have one distractor each.
 	d.mustSee("Review · 1 due · 3 new", "Card 1 of 4", "mk-02", "A search finds nothing.")
+	d.mustNotSee("Empty search") // the title shows once answered
 	d.pick(false)
-	d.mustSee("✗ incorrect", "rated again")
+	d.mustSee("✗ incorrect", "rated again", "Empty search")
 	for i := 0; i < 3; i++ {
 		d.press("n")
 		d.pick(true)

@@ -298,8 +298,9 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 	d.mustSee("Question 1 of 2", "mk-01", "customer-support", "What does the client do?",
 		") Retry, because the text says so.", ") Stop without retrying.", ") Ask the model to read the text.")
 	d.mustNotSee("The text is for people") // rationales only after answering
+	d.mustNotSee("Flags or prose")         // nor the title, which could cue the key
 	d.press(d.letterOf("Stop without retrying."))
-	d.mustSee("✓ correct", "The text is for people; control follows the flags.",
+	d.mustSee("Flags or prose", "✓ correct", "The text is for people; control follows the flags.",
 		"The flag says the failure will not heal by waiting.",
 		"That moves a deterministic decision back into the model.",
 		") Stop without retrying. [key] [your choice]", "rated good")

@@ -303,13 +303,23 @@ func (m *Model) content() (string, int, bool) {
 	c := m.cur()
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-	add(question.Title(st, c.Title, w))
+	// An item's title shows only once it is answered: while answering it could cue the key
+	// (item-writing practice: the stem alone poses the question). A trap card's title is its
+	// question and always shows.
+	titled := c.Trap != "" || m.answer != nil
+	if titled {
+		add(question.Title(st, c.Title, w))
+	}
 	switch {
 	case c.Trap != "":
 		add("")
 		add(st.Label.Render("  Trap: ") + common.WrapHanging("", c.Trap, max(w-8, 1)))
 	default:
-		add(m.stem.View(c.Kata+"#"+c.ItemID, c.StemMD, w))
+		if titled {
+			add(m.stem.View(c.Kata+"#"+c.ItemID, c.StemMD, w))
+		} else {
+			add(m.stem.ViewTop(c.Kata+"#"+c.ItemID, c.StemMD, w))
+		}
 	}
 	add("")
 	if m.answer == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/ui/common"
 )
@@ -44,4 +45,13 @@ func (s *Model) View(doc, md string, width int) string {
 		return s.out
 	}
 	return "\n" + common.WrapHanging("  ", md, width)
+}
+
+// ViewTop is View without the blank lines above the stem, for a stem that opens the page.
+func (s *Model) ViewTop(doc, md string, width int) string {
+	lines := strings.Split(s.View(doc, md, width), "\n")
+	for len(lines) > 1 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/ui/common"
-	"github.com/kata-mcp/kata/ui/components/question"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
@@ -69,8 +68,8 @@ func (m *Model) itemContent() (string, int) {
 		add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
 		add("")
 	}
-	add(question.Title(st, q.Item.Title, w))
-	add(m.stemLines(q))
+	// No item title while answering: it could cue the key. The review after submitting shows it.
+	add(m.stem.ViewTop(q.Ref, q.Item.Stem, m.c.Width))
 	add("")
 	if q.Item.Choose > 1 {
 		add(st.Accent.Render(common.WrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, m.a.Marked()), w)))
@@ -110,7 +109,7 @@ func (m *Model) jumpContent() (string, int) {
 			marker = "> "
 			cursor = len(lines)
 		}
-		line := common.Truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, q.Item.Title), m.c.Width)
+		line := common.Truncate(fmt.Sprintf("%s%2d  %s %s  %s", marker, i+1, mark, flag, stemOpening(q.Item.Stem)), m.c.Width)
 		if i == m.jump {
 			line = st.Selected.Render(line)
 		}
@@ -201,4 +200,11 @@ func (m *Model) newExamWords() string {
 		limit = common.Clock(m.opts.Time) + " to answer"
 	}
 	return fmt.Sprintf("%s from %s, %s", common.Count(n, "item", "items"), from, limit)
+}
+
+// stemOpening is the first line of a stem as plain text: how the jump list names an item while
+// answering, since the title could cue the key.
+func stemOpening(stem string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(stem), "\n")
+	return common.Inline(first)
 }
