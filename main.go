@@ -308,7 +308,7 @@ func newGradeCmd() *cobra.Command {
 				if asJSON {
 					return rep, grader.WriteJSON(out, rep)
 				}
-				to := grader.TextOptions{Color: isTerminal(out) && os.Getenv("NO_COLOR") == "", Verbose: verbose}
+				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose}
 				if p, ok := lib.Get(rep.Kata); ok {
 					to.Steps = grader.StepTitles(p)
 				}

@@ -1,4 +1,4 @@
-package ui
+package kata
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // promptsLayer is the layer whose prompts can be copied to the clipboard.
@@ -69,12 +72,11 @@ func parsePrompt(name, md string) prompt {
 
 // pick copies the prompt whose letter was pressed, through OSC 52 (tea.SetClipboard); any
 // other key closes the picker.
-func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
-	s := msg.String()
+func (m *Model) pick(msg tea.KeyPressMsg) tea.Cmd {
 	ps := m.prompts
 	m.prompts = nil
-	if len(s) == 1 && s[0] >= 'a' && int(s[0]-'a') < len(ps) {
-		p := ps[s[0]-'a']
+	if i := keymap.Index(m.c.Keys.Letter, msg.String()); i >= 0 && i < len(ps) {
+		p := ps[i]
 		m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %d characters).", p.title, len(p.text))
 		return tea.SetClipboard(p.text)
 	}
@@ -82,12 +84,12 @@ func (m *kataModel) pick(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // pickerView lists the prompts to copy.
-func (m *kataModel) pickerView() string {
-	st := m.c.st
-	lines := []string{st.label.Render("  Copy which prompt to the clipboard?"), ""}
+func (m *Model) pickerView() string {
+	st := m.c.Styles
+	lines := []string{st.Label.Render("  Copy which prompt to the clipboard?"), ""}
 	for i, p := range m.prompts {
-		lines = append(lines, wrapHanging("  "+letter(i)+") ", p.title, m.width))
+		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.c.Width))
 	}
-	lines = append(lines, "", st.subtle.Render(wrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.width)))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.c.Width)))
 	return strings.Join(lines, "\n")
 }

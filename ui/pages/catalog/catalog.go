@@ -1,4 +1,5 @@
-package ui
+// Package catalog lists the packets with the learner's progress in each, and starts the mock exam and the review.
+package catalog
 
 import (
 	"fmt"
@@ -12,21 +13,20 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
-// catalogModel lists the packets with the learner's progress in each; enter opens one, x starts
+// Model lists the packets with the learner's progress in each; enter opens one, x starts
 // a mock exam, r reviews the cards due today.
-type catalogModel struct {
-	c        *common
-	keys     catalogKeys
+type Model struct {
+	c        common.Common
 	packets  []*katas.Packet
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
 	open     bool                            // an unfinished mock exam waits in the store
 	read     time.Time                       // when the progress was last asked for
 	cursor   int
-	width    int
-	height   int
 }
 
 // catalogProgressMsg carries every packet's summary and the cards due now.
@@ -37,11 +37,11 @@ type catalogProgressMsg struct {
 }
 
 // Refresh returns the command that reads every packet's progress from the store.
-func (m *catalogModel) Refresh() tea.Cmd {
-	now := m.c.now()
+func (m *Model) Refresh() tea.Cmd {
+	now := m.c.Now()
 	m.read = now
 	ps := m.packets
-	return m.c.read("reading progress", func(s Store) (tea.Msg, error) {
+	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
 			sum, err := s.Summary(p.ID, now)
@@ -64,28 +64,31 @@ func (m *catalogModel) Refresh() tea.Cmd {
 	})
 }
 
-func newCatalog(c *common) *catalogModel {
-	return &catalogModel{c: c, keys: newCatalogKeys(), packets: c.lib.Packets()}
+// New returns the catalog of every packet in the library.
+func New(c common.Common) *Model {
+	return &Model{c: c, packets: c.Lib.Packets()}
 }
 
 // ShortHelp lists the catalog's keys.
-func (m *catalogModel) ShortHelp() []key.Binding {
-	return []key.Binding{m.keys.Up, m.keys.Open, m.keys.Exam, m.keys.Review}
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.c.Keys
+	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review}
 }
 
 // FullHelp lists the catalog's keys.
-func (m *catalogModel) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Up, m.keys.Open}, {m.keys.Exam, m.keys.Review}}
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.c.Keys
+	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open}, {k.Catalog.MockExam, k.Catalog.Review}}
 }
 
 // SetSize records the space the catalog has.
-func (m *catalogModel) SetSize(w, h int) tea.Cmd {
-	m.width, m.height = w, h
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	m.c.SetSize(w, h)
 	return nil
 }
 
 // Update moves the cursor and opens the chosen packet.
-func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
 		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
@@ -105,7 +108,7 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 	}
 	// Cards fall due while the catalog sits open: a key after a while reads the counts again.
 	var stale tea.Cmd
-	if m.c.store != nil && m.c.now().Sub(m.read) >= staleAfter {
+	if m.c.Store != nil && m.c.Now().Sub(m.read) >= staleAfter {
 		stale = m.Refresh()
 	}
 	return tea.Batch(stale, m.key(k))
@@ -115,24 +118,25 @@ func (m *catalogModel) Update(msg tea.Msg) tea.Cmd {
 const staleAfter = time.Minute
 
 // key handles a key press.
-func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	keys := m.c.Keys
 	switch {
-	case key.Matches(k, m.keys.Exam):
-		return func() tea.Msg { return startMockMsg{} }
-	case key.Matches(k, m.keys.Review):
-		return func() tea.Msg { return startReviewMsg{} }
+	case key.Matches(k, keys.Catalog.MockExam):
+		return func() tea.Msg { return common.StartMockExamMsg{} }
+	case key.Matches(k, keys.Catalog.Review):
+		return func() tea.Msg { return common.StartReviewMsg{} }
 	}
 	if len(m.packets) == 0 {
 		return nil
 	}
 	switch {
-	case key.Matches(k, m.keys.Up):
+	case key.Matches(k, keys.Cursor.Up):
 		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(k, m.keys.Down):
+	case key.Matches(k, keys.Cursor.Down):
 		m.cursor = min(m.cursor+1, len(m.packets)-1)
-	case key.Matches(k, m.keys.Open):
+	case key.Matches(k, keys.Catalog.Open):
 		id := m.packets[m.cursor].ID
-		return func() tea.Msg { return openPacketMsg{id: id} }
+		return func() tea.Msg { return common.OpenPacketMsg{ID: id} }
 	}
 	return nil
 }
@@ -140,7 +144,7 @@ func (m *catalogModel) key(k tea.KeyPressMsg) tea.Cmd {
 // summaryLines wraps a summary to at most two indented lines, the second cut with an ellipsis
 // when the summary is longer.
 func summaryLines(summary string, width int) []string {
-	lines := strings.Split(wrapHanging("  ", summary, width), "\n")
+	lines := strings.Split(common.WrapHanging("  ", summary, width), "\n")
 	if len(lines) > 2 {
 		if lipgloss.Width(lines[1])+1 > width {
 			lines[1] = ansi.Truncate(lines[1], width-1, "") + "…"
@@ -153,34 +157,34 @@ func summaryLines(summary string, width int) []string {
 }
 
 // entry lays out one packet: title and id, summary, counts and source, then a blank line.
-func (m *catalogModel) entry(i int) []string {
-	st := m.c.st
+func (m *Model) entry(i int) []string {
+	st := m.c.Styles
 	p := m.packets[i]
-	marker, title := "  ", st.accent.Render(p.Title)
+	marker, title := "  ", st.Accent.Render(p.Title)
 	if i == m.cursor {
-		marker, title = st.accent.Render("> "), st.selected.Render(p.Title)
+		marker, title = st.Accent.Render("> "), st.Selected.Render(p.Title)
 	}
-	lines := []string{truncate(marker+title+" "+st.subtle.Render("("+p.ID+")"), m.width)}
-	lines = append(lines, summaryLines(p.Summary, m.width)...)
-	counts := fmt.Sprintf("  %s · %s · %s · %s", count(len(p.Items), "item", "items"), count(p.TrapCount(), "trap", "traps"), count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
-	lines = append(lines, st.subtle.Render(truncate(counts, m.width)))
+	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
+	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
+	counts := fmt.Sprintf("  %s · %s · %s · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
+	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
 	if sum, ok := m.progress[p.ID]; ok {
-		lines = append(lines, truncate(m.progressLine(p, sum), m.width))
+		lines = append(lines, common.Truncate(m.progressLine(p, sum), m.c.Width))
 	}
 	return append(lines, "")
 }
 
-// progressLine sums up a kata's progress: layers read, best exam, last grade, cards due.
-func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) string {
-	st := m.c.st
+// progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
+func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
+	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
 	if sum.BestScaled > 0 {
-		parts = append(parts, fmt.Sprintf("best exam %d", sum.BestScaled))
+		parts = append(parts, fmt.Sprintf("best mock exam %d", sum.BestScaled))
 	} else {
-		parts = append(parts, "no exam yet")
+		parts = append(parts, "no mock exam yet")
 	}
 	if g := sum.LastGrade; g != nil {
-		parts = append(parts, "last grade "+st.mark(g.Status)+fmt.Sprintf(" %d/%d", g.Passed, g.Passed+g.Failed+g.Errored))
+		parts = append(parts, "last grade "+st.Mark(g.Status)+fmt.Sprintf(" %d/%d", g.Passed, g.Passed+g.Failed+g.Errored))
 	} else {
 		parts = append(parts, "not graded yet")
 	}
@@ -189,24 +193,25 @@ func (m *catalogModel) progressLine(p *katas.Packet, sum progress.KataSummary) s
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
-func (m *catalogModel) View() string {
-	st := m.c.st
-	sub := count(len(m.packets), "kata", "katas")
-	if m.c.store != nil {
-		sub += fmt.Sprintf(" · due today (%d): r review", m.due)
+func (m *Model) View() string {
+	st := m.c.Styles
+	k := m.c.Keys.Catalog
+	sub := common.Count(len(m.packets), "kata", "katas")
+	if m.c.Store != nil {
+		sub += fmt.Sprintf(" · due today (%d): %s review", m.due, keymap.Name(k.Review))
 	} else {
-		sub += " · r review"
+		sub += " · " + keymap.Name(k.Review) + " review"
 	}
 	if m.open {
-		sub += " · x resume the unfinished exam"
+		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished mock exam"
 	} else {
-		sub += " · x mock exam"
+		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
-	head := []string{st.title.Render("kata — MCP engineering katas"), st.subtle.Render(truncate(sub, m.width)), ""}
+	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
 	if len(m.packets) == 0 {
 		return strings.Join(append(head, "No packets found."), "\n")
 	}
-	room := max(m.height-len(head), 1)
+	room := max(m.c.Height-len(head), 1)
 	entries := make([][]string, len(m.packets))
 	for i := range m.packets {
 		entries[i] = m.entry(i)
@@ -227,29 +232,4 @@ func (m *catalogModel) View() string {
 		lines = append(lines, e...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// count is "1 kata" or "3 katas": n with the singular or the plural.
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// packetsFor returns the packets named by ids, in that order, each once (unknown and repeated
-// ids skipped, so `kata exam k k` does not draw k's items twice); no ids means every packet.
-func packetsFor(lib *katas.Library, ids []string) []*katas.Packet {
-	if len(ids) == 0 {
-		return lib.Packets()
-	}
-	var ps []*katas.Packet
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if p, ok := lib.Get(id); ok && !seen[p.ID] {
-			seen[p.ID] = true
-			ps = append(ps, p)
-		}
-	}
-	return ps
 }

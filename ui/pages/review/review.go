@@ -1,4 +1,6 @@
-package ui
+// Package review is the spaced-repetition review: the cards due now (items and trap rows, most
+// overdue first) loaded from the store, then new ones, as a practice deck.
+package review
 
 import (
 	"fmt"
@@ -8,6 +10,10 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
+	"github.com/kata-mcp/kata/ui/pages/drill"
+	"github.com/kata-mcp/kata/ui/pages/quiz"
 )
 
 // NewCardsPerSession is how many cards never reviewed a review session adds after the due ones.
@@ -22,40 +28,41 @@ type reviewLoadedMsg struct {
 	err   error
 }
 
-// reviewModel runs the spaced-repetition review: the cards due now (items and trap rows, most
+// Model runs the spaced-repetition review: the cards due now (items and trap rows, most
 // overdue first), then up to NewCardsPerSession new ones, each answered once and rated from
 // the answer (wrong → again, right → good, right and fast → easy) by RecordAnswer.
-type reviewModel struct {
-	*practiceModel
+type Model struct {
+	*deck.Model
+	c       common.Common
 	katas   []string
 	gen     int
 	loading bool
 	due     int // how many of the deck were due (the rest are new)
 }
 
-func newReview(c *common, ids []string) *reviewModel {
-	return &reviewModel{practiceModel: newPractice(c, reviewDeck, "Review", "", nil), katas: ids}
+// New returns a review of the cards of the packets ids (every packet when empty); Start loads it.
+func New(c common.Common, ids []string) *Model {
+	return &Model{Model: deck.New(c, deck.Options{Title: "Review", Noun: "Card"}, nil), c: c, katas: ids}
 }
 
 // packets returns the packets the session covers.
-func (m *reviewModel) packets() []*katas.Packet {
-	return packetsFor(m.c.lib, m.katas)
+func (m *Model) packets() []*katas.Packet {
+	return m.c.Packets(m.katas)
 }
 
 // Start loads the due cards (or, without a store, builds a deck of new cards at once).
-func (m *reviewModel) Start() tea.Cmd {
-	m.gen = m.c.nextGen()
-	if m.c.store == nil {
-		m.build(nil, nil)
-		return m.requestStem()
+func (m *Model) Start() tea.Cmd {
+	m.gen = m.c.NextGen()
+	if m.c.Store == nil {
+		return m.build(nil, nil)
 	}
 	m.loading = true
-	gen, ids, now := m.gen, m.katas, m.c.now()
+	gen, ids, now := m.gen, m.katas, m.c.Now()
 	var kataIDs []string
 	for _, p := range m.packets() {
 		kataIDs = append(kataIDs, p.ID)
 	}
-	return m.c.read("", func(s Store) (tea.Msg, error) {
+	return m.c.Read("", func(s common.Store) (tea.Msg, error) {
 		due, err := s.Due(now, ids)
 		if err != nil {
 			return reviewLoadedMsg{gen: gen, err: err}, nil
@@ -77,29 +84,29 @@ func (m *reviewModel) Start() tea.Cmd {
 // build makes the deck: the due cards still in the library (an edited item's old card is
 // skipped), then up to NewCardsPerSession new cards taken in turn from each kata, items before
 // trap rows.
-func (m *reviewModel) build(due []progress.DueCard, known map[string]bool) {
-	seed := m.c.seed()
-	items := map[string]card{}
-	traps := map[string]card{}
-	var perKata [][]card // never-seen cards of each packet, items first
+func (m *Model) build(due []progress.DueCard, known map[string]bool) tea.Cmd {
+	seed := m.c.Seed()
+	items := map[string]deck.Card{}
+	traps := map[string]deck.Card{}
+	var perKata [][]deck.Card // never-seen cards of each packet, items first
 	for _, p := range m.packets() {
-		var fresh []card
-		for _, c := range practiceCards(p, seed) {
-			items[c.cardID] = c
-			if !known[c.cardID] {
+		var fresh []deck.Card
+		for _, c := range quiz.Cards(p, seed) {
+			items[c.CardID] = c
+			if !known[c.CardID] {
 				fresh = append(fresh, c)
 			}
 		}
-		for _, c := range drillCards(p, seed) {
-			traps[c.cardID] = c
-			if !known[c.cardID] {
+		for _, c := range drill.Cards(p, seed) {
+			traps[c.CardID] = c
+			if !known[c.CardID] {
 				fresh = append(fresh, c)
 			}
 		}
 		perKata = append(perKata, fresh)
 	}
 	// New cards are taken in turn from each kata.
-	var fresh []card
+	var fresh []deck.Card
 	for more := true; more; {
 		more = false
 		for i := range perKata {
@@ -110,68 +117,58 @@ func (m *reviewModel) build(due []progress.DueCard, known map[string]bool) {
 			}
 		}
 	}
-	var deck []card
+	var cards []deck.Card
 	for _, d := range due {
 		if c, ok := items[d.CardID]; ok {
-			deck = append(deck, c)
+			cards = append(cards, c)
 		} else if c, ok := traps[d.CardID]; ok {
-			deck = append(deck, c)
+			cards = append(cards, c)
 		}
 	}
-	m.due = len(deck)
-	taken := 0
-	for _, c := range fresh {
-		if taken == NewCardsPerSession {
-			break
-		}
-		deck = append(deck, c)
-		taken++
-	}
+	m.due = len(cards)
+	cards = append(cards, fresh[:min(len(fresh), NewCardsPerSession)]...)
 	m.loading = false
-	m.empty = "Nothing is due and every card has been seen: come back later."
-	m.setDeck(deck)
+	return m.Reset(cards, "Nothing is due and every card has been seen: come back later.")
 }
 
 // Update takes the loaded cards, then runs the deck.
-func (m *reviewModel) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if msg, ok := msg.(reviewLoadedMsg); ok {
 		if msg.gen != m.gen {
 			return nil
 		}
-		m.build(msg.due, msg.known)
-		cmd := tea.Batch(warn("loading the due cards", msg.err), m.requestStem())
-		m.refresh()
-		return cmd
+		return tea.Batch(common.Warn("loading the due cards", msg.err), m.build(msg.due, msg.known))
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok && m.finished && key.Matches(k, m.keys.Restart) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && m.Finished() && key.Matches(k, m.c.Keys.Practice.Restart) {
 		// Start over means a fresh session: what is due now, and new cards.
 		return m.Start()
 	}
-	return m.practiceModel.Update(msg)
+	return m.Model.Update(msg)
 }
 
 // ShortHelp lists the keys that apply now.
-func (m *reviewModel) ShortHelp() []key.Binding {
+func (m *Model) ShortHelp() []key.Binding {
 	if m.loading {
 		return nil
 	}
-	return m.practiceModel.ShortHelp()
+	return m.Model.ShortHelp()
 }
 
 // View draws the session, or a loading line.
-func (m *reviewModel) View() string {
-	st := m.c.st
+func (m *Model) View() string {
+	st := m.c.Styles
 	if m.loading {
-		return st.title.Render("Review") + "\n\n" + st.subtle.Render("  Loading the due cards…")
+		return st.Title.Render("Review") + "\n\n" + st.Subtle.Render("  Loading the due cards…")
 	}
-	v := m.practiceModel.View()
-	if len(m.deck) > 0 && !m.finished {
-		v = truncate(fmt.Sprintf("%s %s", st.title.Render("Review"), st.subtle.Render(fmt.Sprintf("· %d due · %d new", m.due, len(m.deck)-m.due))), m.width) + "\n" + v
+	v := m.Model.View()
+	if m.Len() > 0 && !m.Finished() {
+		v = common.Truncate(fmt.Sprintf("%s %s", st.Title.Render("Review"), st.Subtle.Render(fmt.Sprintf("· %d due · %d new", m.due, m.Len()-m.due))), m.c.Width) + "\n" + v
 	}
 	return v
 }
 
 // SetSize leaves a line for the session's own header.
-func (m *reviewModel) SetSize(w, h int) tea.Cmd {
-	return m.practiceModel.SetSize(w, max(h-1, 1))
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	m.c.SetSize(w, h)
+	return m.Model.SetSize(w, max(h-1, 1))
 }

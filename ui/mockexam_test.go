@@ -17,6 +17,8 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/pages/mockexam"
 )
 
 // examLib is three katas: alpha-kata and beta-kata (two single-answer items each) and
@@ -34,16 +36,15 @@ func examLib(t *testing.T) *katas.Library {
 	return lib
 }
 
-func (d *driver) mock() *mockModel { return d.m.(Model).mock }
+func (d *driver) mock() *mockexam.Model { return d.m.(Model).mockExam }
 
 // keys returns the display letters of the item on show: the keyed ones and the others.
 func (d *driver) keys() (right, wrong []string) {
-	m := d.mock()
-	for i, o := range m.qs[m.idx].Options() {
+	for i, o := range d.mock().Current().Options() {
 		if o.Key {
-			right = append(right, letter(i))
+			right = append(right, question.Letter(i))
 		} else {
-			wrong = append(wrong, letter(i))
+			wrong = append(wrong, question.Letter(i))
 		}
 	}
 	return right, wrong
@@ -63,6 +64,8 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	st := newMemStore()
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam}, 80, 24)
 	d.mustSee("Mock exam · item 1 of 5", "0 answered · 0 flagged", "left 10:00", "No feedback until you submit")
+	titles := []string{"Flags or prose", "Empty search", "Two flags"} // no title while answering: it could cue the key
+	d.mustNotSee(titles...)
 	d.checkFrame(80, 24)
 	// Items 1-4 right, item 5 wrong; nothing says right or wrong before submitting.
 	for i := 0; i < 5; i++ {
@@ -81,12 +84,12 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	d.mustSee("item 1 of 5", "(x)")
 	// The jump list shows answered and flagged items; enter jumps.
 	d.press("o")
-	d.mustSee("Jump to an item · 5 of 5 answered · 1 flagged", "✓ ⚑  Empty search")
+	d.mustSee("Jump to an item · 5 of 5 answered · 1 flagged", "✓ ⚑  A search finds nothing.")
 	d.press("down", "down", "enter")
 	d.mustSee("item 3 of 5")
 	// Submit asks first.
 	d.press("s")
-	d.mustSee("Submit the exam?", "5 of 5 items answered · 1 flagged")
+	d.mustSee("Submit the mock exam?", "5 of 5 items answered · 1 flagged")
 	d.press("n")
 	d.mustSee("item 3 of 5")
 	d.press("s", "y")
@@ -105,14 +108,19 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 		t.Errorf("attempt items %v limit %s", att.Items, att.Limit)
 	}
 	// The review shows every item with the key, the choice and every rationale.
-	d.press("r")
-	d.mustSee("Exam review · item 1 of 5", "✓ correct", "[key] [your choice]")
+	d.press("o")
+	d.mustNotSee(titles...)
+	d.press("o", "r")
+	d.mustSee("Mock exam review · item 1 of 5", "✓ correct", "[key] [your choice]")
+	if v := d.view(); !strings.Contains(v, "Flags or prose") && !strings.Contains(v, "Empty search") && !strings.Contains(v, "Two flags") {
+		t.Errorf("the review after submitting shows no item title:\n%s", v)
+	}
 	d.press("right", "right", "right", "right")
 	d.mustSee("item 5 of 5", "✗ incorrect", "[your choice]", "[key]")
 	d.press("esc")
 	d.mustSee("Scaled score 820")
 	d.press("esc")
-	d.mustSee("kata — MCP engineering katas", "best exam 820")
+	d.mustSee("kata — MCP engineering katas", "best mock exam 820")
 }
 
 func TestMockExamResumeKeepsAnswers(t *testing.T) {
@@ -123,35 +131,35 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		d.answer(i != 1)
 		m := d.mock()
-		chosen = append(chosen, m.chosen[m.qs[m.idx].Ref])
+		chosen = append(chosen, m.Chosen(m.Current().Ref))
 		d.press("n")
 	}
 	d.press("p", "f") // flag item 3
 	d.mustSee("3 answered · 1 flagged", "saved")
-	refs := d.mock().att.Items
+	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
+	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
-	if !reflect.DeepEqual(m.att.Items, refs) {
-		t.Fatalf("resumed items %v, want %v", m.att.Items, refs)
+	if !reflect.DeepEqual(m.Attempt().Items, refs) {
+		t.Fatalf("resumed items %v, want %v", m.Attempt().Items, refs)
 	}
 	for i := 0; i < 3; i++ {
-		if got := m.chosen[m.qs[i].Ref]; !reflect.DeepEqual(got, chosen[i]) {
+		if got := m.Chosen(m.Questions()[i].Ref); !reflect.DeepEqual(got, chosen[i]) {
 			t.Errorf("item %d: resumed %v, want %v", i+1, got, chosen[i])
 		}
 	}
 	// The same options sit under the same letters: the seed came from the attempt.
-	if !reflect.DeepEqual(m.qs[0].Order, d.mock().qs[0].Order) {
+	if !reflect.DeepEqual(m.Questions()[0].Order, d.mock().Questions()[0].Order) {
 		t.Errorf("option order changed on resume")
 	}
 	d2.press("n", "n")
 	d2.mustSee("⚑ flagged")
 	// Starting anew abandons the open attempt.
 	d3 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
-	d3.mustSee("An unfinished exam")
+	d3.mustSee("An unfinished mock exam")
 	d3.press("n")
 	d3.mustSee("Mock exam · item 1 of 5", "0 answered")
 	if a := st.attempt(1); a.Max != -1 {
@@ -159,7 +167,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	}
 	// The offer says what n would start when other options were asked for.
 	d4 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Exam: ExamOptions{Katas: []string{"beta-kata"}, Items: 9, Time: -1}}, 80, 24)
-	d4.mustSee("An unfinished exam", "(the new one: 2 items from beta-kata, untimed)")
+	d4.mustSee("An unfinished mock exam", "(the new one: 2 items from beta-kata, untimed)")
 }
 
 func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
@@ -172,7 +180,7 @@ func TestMockExamCountdownSubmitsAtTimeOut(t *testing.T) {
 	d.advance(118 * time.Second)
 	d.mustSee("left 00:01")
 	d.advance(time.Second)
-	d.mustSee("Time is up: the exam was submitted.", "Scaled score 550", "Raw score: 1 of 2", "Time used 02:00 of 02:00")
+	d.mustSee("Time is up: the mock exam was submitted.", "Scaled score 550", "Raw score: 1 of 2", "Time used 02:00 of 02:00")
 	if a := st.attempt(1); a.Finished.IsZero() || a.Points != 1 {
 		t.Errorf("attempt after time-out: %+v", a)
 	}
@@ -226,24 +234,12 @@ func TestMockExamSaveFailureShows(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Store: st, Start: StartExam}, 80, 24)
 	st.fail = errors.New("database is locked")
 	d.answer(true)
-	d.mustSee("last answer not saved", "progress not saved (saving the exam answer): database is locked", "1 answered")
+	d.mustSee("last answer not saved", "progress not saved (saving the mock exam answer): database is locked", "1 answered")
 	st.fail = nil
 	d.press("n")
 	d.answer(true)
 	d.mustSee("saved", "2 answered")
 	d.mustNotSee("database is locked")
-}
-
-func TestExamDefaults(t *testing.T) {
-	if got := clock(119*time.Second + time.Millisecond); got != "02:00" {
-		t.Errorf("clock rounds up: %s", got)
-	}
-	if got := clock(2*time.Hour + 5*time.Second); got != "2:00:05" {
-		t.Errorf("clock of 2h5s: %s", got)
-	}
-	if !strings.Contains(clock(-time.Second), "00:00") {
-		t.Error("negative time")
-	}
 }
 
 // TestNewScreensFitAnySize resizes while each new screen is on show: every frame fits.
@@ -295,7 +291,7 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	d2.mustSee("Scaled score 280", "(raw 1/5)")
 	d2.press("esc")
 	// each kata shows its own share of the exam: the right answer was beta-kata's, one of its two
-	d2.mustSee("best exam 550", "best exam 100")
+	d2.mustSee("best mock exam 550", "best mock exam 100")
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {
 		t.Errorf("an attempt is still open after submitting: %+v, %v", open, err)
@@ -386,7 +382,7 @@ func TestMockExamFirstStemRendered(t *testing.T) {
 	rendered(newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24))
 	rendered(newDriverLib(t, lib, Options{Start: StartExam}, 80, 24))
 	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
-	d.mustSee("An unfinished exam")
+	d.mustSee("An unfinished mock exam")
 	d.press("r")
 	rendered(d)
 }
@@ -399,15 +395,15 @@ func TestMockExamSaveStateShowsWhole(t *testing.T) {
 	d.checkFrame(50, 20)
 }
 
-// TestMockExamHelpFollowsPhase checks that the help overlay lists the keys of the phase on show,
-// not those of every phase at once (n is "next item" while answering, "new exam" on the offer).
-func TestMockExamHelpFollowsPhase(t *testing.T) {
+// TestMockExamHelpFollowsStage checks that the help overlay lists the keys of the stage on show,
+// not those of every stage at once (n is "next item" while answering, "new mock exam" on the offer).
+func TestMockExamHelpFollowsStage(t *testing.T) {
 	st := newMemStore()
 	lib := examLib(t)
 	d := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
 	d.press("?")
 	d.mustSee("Keys — mock exam", "flag", "jump list", "close the list", "submit now", "keep going")
-	d.mustNotSee("resume", "new exam")
+	d.mustNotSee("resume", "new mock exam")
 	d.checkFrame(80, 24)
 	d.press("?", "o")
 	d.mustSee("o/esc close the list")
@@ -416,7 +412,7 @@ func TestMockExamHelpFollowsPhase(t *testing.T) {
 	d.press("esc")
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam}, 80, 24)
 	d2.press("?")
-	d2.mustSee("resume", "new exam")
+	d2.mustSee("resume", "new mock exam")
 	d2.mustNotSee("flag")
 	d2.press("?", "r", "s", "y", "?")
 	d2.mustSee("review", "scroll")
@@ -439,14 +435,6 @@ func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 	d.mustSee("> [x] a) isError")
 }
 
-func TestPercentOfRounds(t *testing.T) {
-	for _, c := range []struct{ part, total, want int }{{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {1, 2, 50}, {1, 8, 13}, {3, 3, 100}} {
-		if got := percentOf(c.part, c.total); got != c.want {
-			t.Errorf("percentOf(%d, %d) = %d, want %d", c.part, c.total, got, c.want)
-		}
-	}
-}
-
 // TestCatalogOffersUnfinishedExam checks that the catalog says when x resumes an unfinished
 // exam (one stored by an earlier run) and says "mock exam" again once it is submitted.
 func TestCatalogOffersUnfinishedExam(t *testing.T) {
@@ -457,9 +445,9 @@ func TestCatalogOffersUnfinishedExam(t *testing.T) {
 	d.press("x")
 	d.answer(true)
 	d2 := newDriverLib(t, lib, Options{Store: st}, 80, 24) // a later run
-	d2.mustSee("x resume the unfinished exam")
+	d2.mustSee("x resume the unfinished mock exam")
 	d2.press("x", "r", "s", "y", "esc")
-	d2.mustSee("x mock exam", "best exam")
+	d2.mustSee("x mock exam", "best mock exam")
 }
 
 // TestMockExamRepeatedKataDrawsOnce checks that naming a kata twice does not draw its items
@@ -467,7 +455,7 @@ func TestCatalogOffersUnfinishedExam(t *testing.T) {
 func TestMockExamRepeatedKataDrawsOnce(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"alpha-kata", "alpha-kata"}, Items: 10}}, 80, 24)
 	d.mustSee("item 1 of 2")
-	if got := d.mock().att.Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
+	if got := d.mock().Attempt().Katas; !reflect.DeepEqual(got, []string{"alpha-kata"}) {
 		t.Errorf("attempt katas %v", got)
 	}
 }
@@ -491,7 +479,7 @@ func TestMockExamSubmitIncludesAnotherWindowsAnswers(t *testing.T) {
 	d2.answer(true) // item 2 right in window 2
 	d2.mustSee("saved")
 	d1.press("s", "y")
-	d1.mustSee("Raw score: 2 of 3", "2 answers given in another kata window on this exam are included.")
+	d1.mustSee("Raw score: 2 of 3", "2 answers given in another kata window on this mock exam are included.")
 	if a := st.attempt(1); a.Points != 2 {
 		t.Errorf("stored attempt %+v", a)
 	}

@@ -34,3 +34,16 @@ func Theme(flag string, getenv func(string) string) (string, error) {
 	}
 	return markdown.StyleDark, nil
 }
+
+// NoColor reports whether the NO_COLOR environment variable asks for no colour: set and not
+// empty (https://no-color.org). Every output of kata that colours asks here.
+func NoColor(getenv func(string) string) bool { return getenv("NO_COLOR") != "" }
+
+// Editor is the editor's command line from the environment: $VISUAL, else $EDITOR (either may
+// carry arguments, e.g. "code -w"); "" when neither is set.
+func Editor(getenv func(string) string) string {
+	if ed := strings.TrimSpace(getenv("VISUAL")); ed != "" {
+		return ed
+	}
+	return strings.TrimSpace(getenv("EDITOR"))
+}
