@@ -160,17 +160,9 @@ func (m *Model) stepLabel(n int) string {
 	return "whole run"
 }
 
-// sanitize makes learner-produced text safe to draw: escape sequences and carriage returns
-// dropped, tabs expanded.
+// sanitize makes learner-produced text safe to draw: grader.Sanitize (the one sanitiser every
+// report goes through; a Report arrives sanitised, error text from elsewhere may not), and
+// tabs expanded so widths are known.
 func sanitize(s string) string {
-	s = ansi.Strip(s)
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "")
-	s = strings.ReplaceAll(s, "\t", "    ")
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' {
-			return -1
-		}
-		return r
-	}, s)
+	return strings.ReplaceAll(grader.Sanitize(s), "\t", "    ")
 }
