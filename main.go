@@ -286,7 +286,7 @@ func newGradeCmd() *cobra.Command {
 			errw := cmd.ErrOrStderr()
 			if !asJSON && isTerminal(errw) {
 				opts.Progress = func(e grader.Event) {
-					if e.Phase == grader.PhaseStart {
+					if e.Kind == grader.EventTestStarted {
 						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
 					}
 				}

@@ -426,7 +426,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	// name: a client that crashes the same way on every scenario shows it once in full.
 	var lastTail, lastTailOf string
 	for _, d := range scs {
-		r.begin(d.Name)
+		r.announceStart(d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if ctx.Err() != nil {
 			t.Status, t.Message = StatusError, r.stoppedMsg("not run")
@@ -474,7 +474,7 @@ func (r *run) runClientTests(ctx context.Context) {
 			}
 		}
 		t.Output = proc.stderr.since(mark, outputCap)
-		r.end(t, probs, "")
+		r.recordVerdict(t, probs, "")
 	}
 	if c != nil {
 		c.proc.stdin.Close()

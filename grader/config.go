@@ -152,12 +152,12 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 // runConfigTests reports each config rule of the kata as a test of its own.
 func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
-		r.begin(rule.Name)
+		r.announceStart(rule.Name)
 		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
 		var probs problems
 		for _, text := range checkConfigRule(rule.Check, r.mcp) {
 			probs.add(RuleID(rule.ID), "%s", text)
 		}
-		r.end(t, probs, "")
+		r.recordVerdict(t, probs, "")
 	}
 }

@@ -116,7 +116,7 @@ func TestInterruptedRunSaysInterrupted(t *testing.T) {
 	defer cancel()
 	calls := 0
 	opts := Options{Seed: 1, SeedSet: true, Progress: func(e Event) {
-		if e.Phase == PhaseStart && strings.HasPrefix(e.Test, "lookup_order") {
+		if e.Kind == EventTestStarted && strings.HasPrefix(e.Test, "lookup_order") {
 			calls++
 			if calls == 2 { // the first call hangs; cancel while the run waits on it
 				cancel()

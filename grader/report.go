@@ -87,18 +87,20 @@ func (r *Report) ExitCode() int {
 	}
 }
 
-// Event phases.
+// EventKind says what a progress Event reports.
+type EventKind string
+
+// Event kinds.
 const (
-	PhaseStart = "start"
-	PhaseDone  = "done"
-	PhaseInfo  = "info"
+	EventTestStarted  EventKind = "start" // a test began (Test set)
+	EventTestFinished EventKind = "done"  // a test finished (Test and Result set)
+	EventInfo         EventKind = "info"  // a message such as "building" (Message set)
 )
 
 // Event is a progress notice sent while grading: a test started or finished.
 type Event struct {
-	// Phase is "start" (a test began), "done" (a test finished, Result set) or "info"
-	// (a message such as "building" or "restarting the server").
-	Phase  string
+	// Kind says what the event reports.
+	Kind   EventKind
 	Test   string
 	Result *TestResult
 	// Done and Total count finished tests and all tests of the run.
@@ -106,12 +108,12 @@ type Event struct {
 	Message     string
 }
 
-// begin announces a test.
-func (r *run) begin(name string) {
+// announceStart tells the progress callback a test began.
+func (r *run) announceStart(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Phase: PhaseStart, Test: name, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, Done: r.done, Total: r.total})
 	}
 }
 
@@ -119,12 +121,12 @@ func (r *run) info(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Phase: PhaseInfo, Message: msg, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventInfo, Message: msg, Done: r.done, Total: r.total})
 	}
 }
 
-// finish sets a test's status from its problems (none is a pass) and its message.
-func finish(t TestResult, probs []string, detail string) TestResult {
+// withVerdict sets a test's status from its problems (none is a pass) and its message.
+func withVerdict(t TestResult, probs []string, detail string) TestResult {
 	if t.Status == "" {
 		t.Status = StatusPass
 		if len(probs) > 0 {
@@ -140,34 +142,36 @@ func finish(t TestResult, probs []string, detail string) TestResult {
 	return t
 }
 
-// end records a test from its problems.
-func (r *run) end(t TestResult, probs problems, detail string) {
+// recordVerdict records a test with the verdict of its problems and the rules they broke.
+func (r *run) recordVerdict(t TestResult, probs problems, detail string) {
 	t.FailedRules = probs.rules()
-	r.record(finish(t, probs.texts(), detail))
+	r.record(withVerdict(t, probs.texts(), detail))
 }
 
-// announce reports a finished test to the progress callback without recording it.
-func (r *run) announce(t TestResult) TestResult {
+// announceDone sanitises a finished test (Sanitize) and reports it to the progress callback
+// without recording it; it returns the sanitised test.
+func (r *run) announceDone(t TestResult) TestResult {
 	t = sanitizeTest(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
 	if r.opts.Progress != nil {
 		tc := t
-		r.opts.Progress(Event{Phase: PhaseDone, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
 	}
 	return t
 }
 
 // record announces a test and appends it to the report.
 func (r *run) record(t TestResult) {
-	t = r.announce(t)
+	t = r.announceDone(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Tests = append(r.rep.Tests, t)
 }
 
-func (r *run) finish() *Report {
+// report ends the run: the status from the tests (pass when all passed) and the duration.
+func (r *run) report() *Report {
 	r.rep.Status = StatusPass
 	for _, t := range r.rep.Tests {
 		if t.Status != StatusPass {
@@ -178,7 +182,8 @@ func (r *run) finish() *Report {
 	return r.rep
 }
 
-func (r *run) finishError(err error) *Report {
+// errorReport ends a run that could not grade: status error, the sanitised reason, no tests.
+func (r *run) errorReport(err error) *Report {
 	r.rep.Status = StatusError
 	r.rep.Message = Sanitize(err.Error())
 	r.rep.Tests = []TestResult{}

@@ -124,7 +124,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		}
 	}()
 	if err := r.prepare(ctx, lib, dir); err != nil {
-		return r.finishError(r.interruptedErr(err))
+		return r.errorReport(r.interruptedErr(err))
 	}
 	if r.api != nil {
 		defer r.api.close()
@@ -141,7 +141,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		conn, err := launchServer(sctx, r.spec, r.viol)
 		if err != nil {
 			cancel()
-			return r.finishError(r.interruptedErr(err))
+			return r.errorReport(r.interruptedErr(err))
 		}
 		main := &worker{conn: conn, spec: r.spec}
 		r.runServerTests(sctx, main)
@@ -154,7 +154,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		r.runClientTests(cctx)
 		cancel()
 	}
-	rep := r.finish()
+	rep := r.report()
 	if r.interrupted() {
 		rep.Message = "grading was interrupted (ctrl-c or SIGTERM) before every test ran"
 		if rep.Status == StatusPass {

@@ -43,7 +43,7 @@ func TestReportsAreSanitised(t *testing.T) {
 			t.Errorf("escape sequences reached the report: %q / %q", tr.Message, tr.Output)
 		}
 	}
-	rep := r.finishError(&SubmissionError{Msg: "build failed:\n\x1b]0;title\x07error"})
+	rep := r.errorReport(&SubmissionError{Msg: "build failed:\n\x1b]0;title\x07error"})
 	if needsSanitizing(rep.Message) {
 		t.Errorf("escape sequences reached the run's error: %q", rep.Message)
 	}

@@ -163,7 +163,7 @@ func (r *run) runServerTests(ctx context.Context, main *worker) {
 
 func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
-	r.begin(name)
+	r.announceStart(name)
 	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema", OutputOf: "server"}
 	mark := w.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
@@ -189,7 +189,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 		}
 	}
 	t.Output = w.conn.proc.stderr.since(mark, outputCap)
-	r.end(t, probs, "")
+	r.recordVerdict(t, probs, "")
 }
 
 func toolNames(tools []*mcp.Tool) string {
@@ -252,7 +252,7 @@ func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) b
 // and is restarted for the next call. Cases that fail with the same problems are reported
 // together. The result is announced as done and returned; the caller records it in order.
 func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases []drawn) TestResult {
-	r.begin(f.Name)
+	r.announceStart(f.Name)
 	started := time.Now()
 	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
 	var groups []string             // problem texts, in order of first appearance
@@ -316,7 +316,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	t.Output = clipTail(output, outputCap)
 	t.FailedRules = broken.rules()
 	t.Duration = time.Since(started)
-	return r.announce(finish(t, probs, detail))
+	return r.announceDone(withVerdict(t, probs, detail))
 }
 
 // runCase makes one call of a fixture and checks it.
@@ -429,7 +429,7 @@ func protocolStep(set *katas.FixtureSet) int {
 // runStdoutCheck is the run-wide rule: nothing but JSON-RPC on stdout.
 func (r *run) runStdoutCheck() {
 	name := "stdout carries only JSON-RPC messages"
-	r.begin(name)
+	r.announceStart(name)
 	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
 	var probs problems
 	v := r.viol.all()
@@ -447,7 +447,7 @@ func (r *run) runStdoutCheck() {
 		}
 		probs.add(RuleStdoutProtocol, "%s", p)
 	}
-	r.end(t, probs, "")
+	r.recordVerdict(t, probs, "")
 }
 
 // schemaType is the "type" of a tool's inputSchema as the learner sent it, quoted, or

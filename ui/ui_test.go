@@ -377,10 +377,10 @@ func TestTaskGradeShowsResults(t *testing.T) {
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
 		gotDir = dir
 		rep := stubReport()
-		progress(grader.Event{Phase: "info", Message: "starting the server"})
+		progress(grader.Event{Kind: grader.EventInfo, Message: "starting the server"})
 		for i, tr := range rep.Tests {
-			progress(grader.Event{Phase: "start", Test: tr.Name, Done: i, Total: 2})
-			progress(grader.Event{Phase: "done", Test: tr.Name, Result: &tr, Done: i + 1, Total: 2})
+			progress(grader.Event{Kind: grader.EventTestStarted, Test: tr.Name, Done: i, Total: 2})
+			progress(grader.Event{Kind: grader.EventTestFinished, Test: tr.Name, Result: &tr, Done: i + 1, Total: 2})
 			events++
 		}
 		return rep
@@ -429,7 +429,7 @@ func TestTaskErrorReport(t *testing.T) {
 func TestTaskProgressWhileRunning(t *testing.T) {
 	release := make(chan struct{})
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
-		progress(grader.Event{Phase: "start", Test: "first test", Done: 0, Total: 3})
+		progress(grader.Event{Kind: grader.EventTestStarted, Test: "first test", Done: 0, Total: 3})
 		<-release
 		return stubReport()
 	}

@@ -311,14 +311,14 @@ func (m *Model) progress(ev grader.Event) {
 		m.total = ev.Total
 	}
 	m.done = max(m.done, ev.Done)
-	switch ev.Phase {
-	case "start":
+	switch ev.Kind {
+	case grader.EventTestStarted:
 		m.status = ev.Test
-	case "done":
+	case grader.EventTestFinished:
 		if ev.Result != nil {
 			m.live = append(m.live, *ev.Result)
 		}
-	case "info":
+	case grader.EventInfo:
 		if ev.Message != "" {
 			m.status = ev.Message
 		}
