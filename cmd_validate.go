@@ -32,7 +32,7 @@ func newValidateCmd() *cobra.Command {
 			"(it must fail) and DIR/<kata>/<lang>/correct laid over it (it must pass).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems}
+			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems, Shims: katas.ShimsOf(packets.FS)}
 			var all []katas.Validation
 			if len(args) == 0 {
 				vs, err := katas.Validate(packets.FS, "embedded", opts)

@@ -31,6 +31,9 @@ type Manifest struct {
 	Graded        []string `json:"graded"`
 	Tools         []string `json:"tools"`
 	Languages     []string `json:"languages"`
+	// Shims names the built-in protocol shims every workspace of the packet gets, such as
+	// "server" (the MCP stdio loop) and "client" (the client harness loop); see ShimsFolder.
+	Shims []string `json:"shims,omitempty"`
 	Contract      Contract `json:"contract"`
 }
 

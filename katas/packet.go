@@ -35,6 +35,8 @@ type Packet struct {
 	ConfigRules *ConfigSet
 
 	fsys fs.FS
+	// shims are the built-in shims the Library that loaded the packet has (nil: none).
+	shims *Shims
 }
 
 // FS returns the packet's own folder as a file system (templates, layers).
@@ -74,6 +76,9 @@ func (p *Packet) TrapCount() int {
 // layer. It is safe for concurrent use.
 type Library struct {
 	packets []*Packet
+	// shims are the built-in protocol shims: those of the first file system added that has a
+	// ShimsFolder (the embedded packets'), given to every packet, external ones too.
+	shims *Shims
 
 	mu       sync.Mutex
 	resident *Layer
@@ -98,6 +103,9 @@ func (l *Library) Add(fsys fs.FS, source string) error {
 	if err != nil {
 		return fmt.Errorf("reading packets from %s: %w", source, err)
 	}
+	if l.shims == nil {
+		l.shims = ShimsOf(fsys)
+	}
 	return l.addPackets(fsys, source, "", names)
 }
 
@@ -118,10 +126,16 @@ func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) er
 	var ps Problems
 	for _, name := range names {
 		p, probs := CheckPacket(fsys, name, source)
+		if p != nil {
+			file := path.Join(name, "packet.json")
+			src, _ := fs.ReadFile(fsys, file)
+			checkShims(file, src, &p.Manifest, l.shims, &probs)
+		}
 		if len(probs) > 0 {
 			ps = append(ps, probs.Rooted(root)...)
 			continue
 		}
+		p.shims = l.shims
 		l.put(p)
 	}
 	return ps.Err()

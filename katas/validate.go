@@ -34,6 +34,9 @@ type ValidateOptions struct {
 	// MinItems is the smallest item bank accepted; 0 means the package's MinItems (20). A
 	// workshop packet of a handful of items lowers it (kata validate --min-items).
 	MinItems int
+	// Shims are the built-in shims a packet's "shims" may name (ShimsOf the embedded packets);
+	// Validate uses its own file system's when nil.
+	Shims *Shims
 }
 
 // Validation is the outcome of validating one packet folder.
@@ -69,6 +72,9 @@ func Validate(fsys fs.FS, source string, opts ValidateOptions) ([]Validation, er
 	names, err := packetFolders(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("reading packets from %s: %w", source, err)
+	}
+	if opts.Shims == nil {
+		opts.Shims = ShimsOf(fsys)
 	}
 	var out []Validation
 	for _, name := range names {
@@ -111,6 +117,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	}
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
+	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))
