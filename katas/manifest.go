@@ -33,8 +33,8 @@ type Manifest struct {
 	Languages     []string `json:"languages"`
 	// Shims names the built-in protocol shims every workspace of the packet gets, such as
 	// "server" (the MCP stdio loop) and "client" (the client harness loop); see ShimsFolder.
-	Shims []string `json:"shims,omitempty"`
-	Contract      Contract `json:"contract"`
+	Shims    []string `json:"shims,omitempty"`
+	Contract Contract `json:"contract"`
 }
 
 // Contract is a kata's typed error payload as data (docs/grading.md#error-payload): the categories with
