@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -58,18 +59,7 @@ func openExam(lib *katas.Library, s *progress.Store, o *progress.OpenStats) (*st
 		return nil, err
 	}
 	out := &statsOpen{OpenStats: *o}
-	for ref, a := range saved {
-		kata, id, _ := strings.Cut(ref, "/")
-		p, ok := lib.Get(kata)
-		if !ok {
-			continue
-		}
-		for _, it := range p.Items {
-			if it.ID == id && len(a.Chosen) == it.Choose {
-				out.Complete++
-			}
-		}
-	}
+	out.Complete = exam.CountAnswered(lib.Packets(), saved, func(a progress.ExamAnswer) []string { return a.Chosen })
 	return out, nil
 }
 
