@@ -11,10 +11,11 @@ import (
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
 // (results.json version 3).
+// They are the statuses the progress store keeps for a run (progress.GradePass, …).
 const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
+	StatusPass  = progress.GradePass
+	StatusFail  = progress.GradeFail
+	StatusError = progress.GradeError
 )
 
 // Report is the outcome of one grading run. Its JSON field names follow Exercism's
