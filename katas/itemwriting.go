@@ -21,7 +21,8 @@ import (
 const KeyLengthRatio = 1.5
 
 // LongestKeyShare is the largest share of a packet's single-answer items whose key is (or ties
-// for) the longest option; above it, "pick the longest" beats chance on the bank.
+// for) the longest option; above it, "pick the longest" beats chance on the bank. The same
+// share bounds the items whose key is the shortest option.
 const LongestKeyShare = 0.35
 
 // EchoWords is how many stem words a key must repeat, that no distractor repeats, to cue it
@@ -48,6 +49,22 @@ func optionLength(o Option) int {
 	return utf8.RuneCountInString(strings.ReplaceAll(o.Text, "`", ""))
 }
 
+// keyIsShortest reports whether an item's key is no longer than any distractor: once keys are
+// written short, "pick the shortest" is the test-wise learner's next strategy.
+func keyIsShortest(it Item) bool {
+	key, shortest := 0, -1
+	for _, o := range it.Options {
+		n := optionLength(o)
+		switch {
+		case o.Key:
+			key = max(key, n)
+		case shortest < 0 || n < shortest:
+			shortest = n
+		}
+	}
+	return key > 0 && shortest >= 0 && key <= shortest
+}
+
 // keyIsLongest reports whether an item's key is at least as long as every distractor, so a
 // learner who picks the longest option finds it (ties count: such a learner still has a fair
 // chance).
@@ -65,11 +82,12 @@ func keyIsLongest(it Item) bool {
 
 // checkItemWriting adds a warning to ws for every item-writing cue of a packet's items:
 // a key longer than KeyLengthRatio × the longest distractor, a packet where more than
-// LongestKeyShare of the single-answer items have the longest option as key, an "all/none of
+// LongestKeyShare of the single-answer items have the longest (or the shortest) option as key,
+// an "all/none of
 // these" option, a key that repeats stem words no distractor repeats, and a title whose words
 // appear in a key and in no distractor.
 func checkItemWriting(exam string, items []Item, ws *Problems) {
-	single, longest := 0, []string{}
+	single, longest, shortest := 0, []string{}, []string{}
 	for _, it := range items {
 		if len(it.Options) < 2 || len(it.Keys()) == 0 {
 			continue // a structural problem, reported by parsing
@@ -94,6 +112,9 @@ func checkItemWriting(exam string, items []Item, ws *Problems) {
 			if keyIsLongest(it) {
 				longest = append(longest, it.ID)
 			}
+			if keyIsShortest(it) {
+				shortest = append(shortest, it.ID)
+			}
 		}
 		if echo := keyOnlyWords(it, stemWords(it.Stem)); len(echo) >= EchoWords {
 			ws.add(exam, it.Line, "item %s: the key repeats stem words no distractor has (%s); a word association cues the key (NBME \"clang clue\"; Haladyna et al. 2002, guideline 28b)", it.ID, strings.Join(echo, ", "))
@@ -105,6 +126,10 @@ func checkItemWriting(exam string, items []Item, ws *Problems) {
 	if single > 0 && float64(len(longest)) > LongestKeyShare*float64(single) {
 		ws.add(exam, 1, "the key is the longest option in %d of %d single-answer items (%.0f%%, at most %.0f%%): picking the longest option beats chance (NBME; Haladyna et al. 2002, guideline 24): %s",
 			len(longest), single, 100*float64(len(longest))/float64(single), 100*LongestKeyShare, strings.Join(longest, ", "))
+	}
+	if single > 0 && float64(len(shortest)) > LongestKeyShare*float64(single) {
+		ws.add(exam, 1, "the key is the shortest option in %d of %d single-answer items (%.0f%%, at most %.0f%%): picking the shortest option beats chance (NBME; Haladyna et al. 2002, guideline 24): %s",
+			len(shortest), single, 100*float64(len(shortest))/float64(single), 100*LongestKeyShare, strings.Join(shortest, ", "))
 	}
 }
 

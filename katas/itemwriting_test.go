@@ -54,15 +54,21 @@ func TestItemWritingChecks(t *testing.T) {
 }
 
 func TestLongestKeyShare(t *testing.T) {
-	short := item("s", "T", "Which one?", "ab", "abcd", "abc")
+	mid := item("s", "T", "Which one?", "abc", "abcd", "ab")
 	long := item("l", "T", "Which one?", "abcd", "ab", "abc")
+	short := item("t", "T", "Which one?", "ab", "abcd", "abc")
 	var ws Problems
-	checkItemWriting("p/exam.md", []Item{long, short, short}, &ws) // 1 of 3: 33 %, allowed
+	checkItemWriting("p/exam.md", []Item{long, mid, short}, &ws) // 1 of 3 each: 33 %, allowed
 	if len(ws) != 0 {
 		t.Errorf("1 of 3: %v", ws)
 	}
 	ws = nil
-	checkItemWriting("p/exam.md", []Item{long, long, short}, &ws) // 2 of 3
+	checkItemWriting("p/exam.md", []Item{short, short, mid}, &ws)
+	if len(ws) != 1 || ws[0].Line != 1 || !strings.Contains(ws[0].Msg, "the key is the shortest option in 2 of 3") {
+		t.Errorf("shortest 2 of 3: %v", ws)
+	}
+	ws = nil
+	checkItemWriting("p/exam.md", []Item{long, long, mid}, &ws) // 2 of 3
 	if len(ws) != 1 || ws[0].Line != 1 || !strings.Contains(ws[0].Msg, "2 of 3 single-answer items") {
 		t.Errorf("2 of 3: %v", ws)
 	}
