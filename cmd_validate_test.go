@@ -461,3 +461,11 @@ func TestValidateStrictPlantedCues(t *testing.T) {
 		t.Errorf("--strict: exit %d, want 1 with the cues as problems:\n%s", code, out)
 	}
 }
+
+// TestValidateStrictShipped: the shipped packets carry no item-writing cue.
+func TestValidateStrictShipped(t *testing.T) {
+	out, errs, code := runKata(t, "validate", "--strict")
+	if code != 0 || strings.Contains(out, "warning") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+}

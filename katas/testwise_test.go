@@ -56,6 +56,45 @@ func testWise(items []Item, shortest bool) (score, chance float64) {
 	return score, chance
 }
 
+// testWiseMiddle is the expected score of the elimination strategy: strike the longest and the
+// shortest option (when that leaves at least Choose options) and guess among the rest.
+func testWiseMiddle(items []Item) float64 {
+	score := 0.0
+	for _, it := range items {
+		n, k := len(it.Options), it.Choose
+		if n == 0 || k < 1 || k > n {
+			continue
+		}
+		lo, hi := -1, -1
+		for _, o := range it.Options {
+			l := optionLength(o)
+			if lo < 0 || l < lo {
+				lo = l
+			}
+			hi = max(hi, l)
+		}
+		var rest []Option
+		for _, o := range it.Options {
+			if l := optionLength(o); l != lo && l != hi {
+				rest = append(rest, o)
+			}
+		}
+		if len(rest) < k {
+			rest = it.Options
+		}
+		keys := 0
+		for _, o := range rest {
+			if o.Key {
+				keys++
+			}
+		}
+		if keys == k {
+			score += 1 / binom(len(rest), k)
+		}
+	}
+	return score
+}
+
 func binom(n, k int) float64 {
 	r := 1.0
 	for i := 0; i < k; i++ {
@@ -65,7 +104,10 @@ func binom(n, k int) float64 {
 }
 
 // TestTestWiseStrategy reports, per shipped packet, what picking by option length scores on
-// the bank against a blind guess (go test -v -run TestTestWise ./katas prints it).
+// the bank against a blind guess (go test -v -run TestTestWise ./katas prints it), and asserts
+// that neither the longest nor the shortest option scores above chance, and striking both scores
+// within 10 % of it: a key gives nothing away by its length (docs/packets.md, "Item-writing
+// checks").
 func TestTestWiseStrategy(t *testing.T) {
 	lib, err := Discover(packets.FS, "embedded")
 	if err != nil {
@@ -74,8 +116,12 @@ func TestTestWiseStrategy(t *testing.T) {
 	for _, p := range lib.Packets() {
 		long, chance := testWise(p.Items, false)
 		short, _ := testWise(p.Items, true)
+		middle := testWiseMiddle(p.Items)
 		n := float64(len(p.Items))
-		t.Logf("test-wise %-22s %d items: longest option %.1f (%.0f%%), shortest %.1f (%.0f%%), chance %.1f (%.0f%%)",
-			p.ID, len(p.Items), long, 100*long/n, short, 100*short/n, chance, 100*chance/n)
+		t.Logf("test-wise %-22s %d items: longest option %.1f (%.0f%%), shortest %.1f (%.0f%%), neither %.1f (%.0f%%), chance %.1f (%.0f%%)",
+			p.ID, len(p.Items), long, 100*long/n, short, 100*short/n, middle, 100*middle/n, chance, 100*chance/n)
+		if long > chance || short > chance || middle > 1.1*chance {
+			t.Errorf("%s: picking by length beats a blind guess (longest %.1f, shortest %.1f, neither %.1f; chance %.1f of %d items)", p.ID, long, short, middle, chance, len(p.Items))
+		}
 	}
 }
