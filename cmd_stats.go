@@ -103,14 +103,16 @@ func buildStats(lib *katas.Library, path string, now time.Time) (*statsReport, e
 }
 
 func newStatsCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, items bool
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Summarise your progress: layers read, answers, exam scores, grading runs, cards due",
 		Long: "stats summarises the progress file ($KATA_STATE, or $XDG_STATE_HOME/kata/progress.db):\n" +
 			"per kata the layers read, items answered and right, the best exam score, the last grade and\n" +
 			"the cards due now; then the totals. Answers saved in an unfinished exam count as answered,\n" +
-			"not yet as right or wrong.",
+			"not yet as right or wrong.\n\n" +
+			"--items lists instead, for every exam item you answered, its p-value (the share of your\n" +
+			"answers that were right) and how often you chose each option.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, err := loadLibrary(cmd)
@@ -121,22 +123,52 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			out := cmd.OutOrStdout()
+			if items {
+				rep, err := itemReport(lib, path)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(out, rep)
+				}
+				rep.WriteText(out)
+				return nil
+			}
 			rep, err := buildStats(lib, path, time.Now())
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return writeJSON(out, rep)
 			}
 			writeStatsText(out, rep)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&items, "items", false, "item analysis of your answers: each item's p-value and how often each option was chosen (with --json: items[] with p_value and options[].chosen)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (snake_case fields: totals, open_attempt, and katas[] with layers_read, answered, correct, best_scaled, last_grade, due)")
 	return cmd
+}
+
+// itemReport reads the item analysis from the store at path (without creating it when absent).
+func itemReport(lib *katas.Library, path string) (progress.ItemReport, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return progress.ItemReport{Items: []progress.ItemStats{}}, nil
+	}
+	s, err := progress.Open(path)
+	if err != nil {
+		return progress.ItemReport{}, err
+	}
+	defer s.Close()
+	return s.ItemStats(lib.Packets())
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // day formats a time as a local date, "—" for none.
