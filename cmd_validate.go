@@ -133,8 +133,8 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 			continue
 		}
 		fmt.Fprintf(w, "%-24s %s · %s · %s · %s (%s) · %s · %s\n",
-			p.ID, status, p.Source, plural(len(p.Items), "item"), plural(len(p.Traps), "trap table"), plural(p.TrapCount(), "trap"),
-			plural(len(p.Task.Steps), "task step"), plural(p.FixtureCount(), "fixture")+warnNote(len(v.Warnings)))
+			p.ID, status, p.Source, katas.Count(len(p.Items), "item", "items"), katas.Count(len(p.Traps), "trap table", "trap tables"), katas.Count(p.TrapCount(), "trap", "traps"),
+			katas.Count(len(p.Task.Steps), "task step", "task steps"), katas.Count(p.FixtureCount(), "fixture", "fixtures")+warnNote(len(v.Warnings)))
 		for _, s := range v.Seeds {
 			line := fmt.Sprintf("%-24s coverage of %s: %d facts on %d seed lines", "", s.Seed, s.Facts, len(s.Lines))
 			if seeds && s.TextLines > 0 {

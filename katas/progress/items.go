@@ -147,10 +147,10 @@ func (r ItemReport) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s  %s\n", it.ItemID, clip(it.Title, 64))
 		if it.Answered == 0 {
-			fmt.Fprintf(w, "      %s to earlier versions only (the item has changed since)\n", plural(it.EarlierVersions, "answer"))
+			fmt.Fprintf(w, "      %s to earlier versions only (the item has changed since)\n", katas.Count(it.EarlierVersions, "answer", "answers"))
 			continue
 		}
-		line := fmt.Sprintf("      p = %.2f (%d of %s right)", it.PValue, it.Correct, plural(it.Answered, "answer"))
+		line := fmt.Sprintf("      p = %.2f (%d of %s right)", it.PValue, it.Correct, katas.Count(it.Answered, "answer", "answers"))
 		if it.Choose > 1 {
 			line += fmt.Sprintf(", choose %d", it.Choose)
 		}
@@ -174,16 +174,8 @@ func (r ItemReport) WriteText(w io.Writer) {
 
 func (r ItemReport) writeUnmatched(w io.Writer) {
 	if r.Unmatched > 0 {
-		fmt.Fprintf(w, "%s to items no longer in the packets are not shown.\n", plural(r.Unmatched, "answer"))
+		fmt.Fprintf(w, "%s to items no longer in the packets are not shown.\n", katas.Count(r.Unmatched, "answer", "answers"))
 	}
-}
-
-// plural is "1 answer" / "2 answers".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // clip shortens s to n characters, ending in "…" when cut; code-span backticks are dropped.
