@@ -286,11 +286,17 @@ func TestVerboseOutputNamesItsProcess(t *testing.T) {
 	rep := &Report{Status: StatusFail, Kata: "k", Tests: []TestResult{
 		{ID: "c", Name: "client thing", Status: StatusFail, Message: "m", Output: "client said this", OutputOf: "client", TaskID: 6},
 		{ID: "s", Name: "server thing", Status: StatusFail, Message: "m", Output: "server said that", OutputOf: "server", TaskID: 1},
+		{ID: "q", Name: "quiet server", Status: StatusFail, Message: "m", OutputOf: "server", TaskID: 2},
+		{ID: "r", Name: "a config rule", Status: StatusFail, Message: "m", TaskID: 3},
 	}}
 	WriteText(&b, rep, TextOptions{Verbose: true})
 	out := b.String()
 	if !strings.Contains(out, "client stderr:\n          client said this") || !strings.Contains(out, "server stderr:\n          server said that") {
 		t.Errorf("verbose report mislabels stderr:\n%s", out)
+	}
+	// A failing test whose process wrote nothing says so; one that ran no process says nothing.
+	if n := strings.Count(out, "server stderr: (nothing written during this test)"); n != 1 || strings.Contains(out, "\n        stderr:") {
+		t.Errorf("verbose report: %d quiet-server lines, want 1, and none for the config rule:\n%s", n, out)
 	}
 }
 

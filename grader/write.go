@@ -21,7 +21,8 @@ type TextOptions struct {
 	Steps map[int]string
 	// Color adds ANSI colour to PASS/FAIL marks.
 	Color bool
-	// Verbose shows the learner process's stderr (server or client) for failed tests.
+	// Verbose shows the learner process's stderr (server or client) under each test that did
+	// not pass, or says that it wrote none.
 	Verbose bool
 }
 
@@ -62,12 +63,8 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 					fmt.Fprintf(w, "        rule: %s\n", t.Rule)
 				}
 				fmt.Fprintln(w, indent(t.Message, "        "))
-				if o.Verbose && strings.TrimSpace(t.Output) != "" {
-					label := "stderr"
-					if t.OutputOf != "" {
-						label = t.OutputOf + " stderr"
-					}
-					fmt.Fprintf(w, "        %s:\n%s\n", label, indent(strings.TrimRight(t.Output, "\n"), "          "))
+				if o.Verbose {
+					writeStderr(w, t)
 				}
 			}
 		}
@@ -84,6 +81,22 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 		fmt.Fprintf(w, ", %d errored", errored)
 	}
 	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
+}
+
+// writeStderr writes, under a test that did not pass, the stderr its process wrote during the
+// test; for a test that ran a process and got nothing, it says so, so that -v answers under
+// every failing test.
+func writeStderr(w io.Writer, t TestResult) {
+	label := "stderr"
+	if t.OutputOf != "" {
+		label = t.OutputOf + " stderr"
+	}
+	switch {
+	case strings.TrimSpace(t.Output) != "":
+		fmt.Fprintf(w, "        %s:\n%s\n", label, indent(strings.TrimRight(t.Output, "\n"), "          "))
+	case t.OutputOf != "":
+		fmt.Fprintf(w, "        %s: (nothing written during this test)\n", label)
+	}
 }
 
 // hiddenStderr reports whether a test that did not pass has learner stderr that only the
