@@ -101,7 +101,8 @@ func (ps problems) rules() []RuleID {
 
 // schemaValidationMarkers are phrases SDKs use when they reject arguments against the input
 // schema before the tool handler runs (TypeScript SDK "Input validation error", Python
-// pydantic "validation error for", go-sdk `validating "arguments"`).
+// pydantic "validation error for", go-sdk `validating "arguments"`, mcp-go "input schema
+// validation failed"); hints.go names the SDK and the fix.
 var schemaValidationMarkers = []string{
 	"input validation error",
 	"validation error for",
@@ -109,6 +110,7 @@ var schemaValidationMarkers = []string{
 	"missing properties",
 	"field required",
 	"invalid arguments for tool",
+	"input schema validation failed",
 }
 
 // payloadOf returns the tool result's payload: structuredContent when present, else the JSON
@@ -154,6 +156,9 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 				return ps
 			}
 			ps.add(RuleFailureIsResult, "the call came back as a JSON-RPC error (code %d, %q) instead of a tool result with isError: true; tool failures travel as results so the model can see them (MCP spec 2025-11-25, tools)", rpc.Code, rpc.Message)
+			if h, ok := protocolErrorHint(rpc); ok {
+				ps.addHint(h)
+			}
 			return ps
 		}
 		ps.add(RuleValidResult, "the result is not a valid CallToolResult: %s", learnerJSONError(out.err.Error()))
@@ -179,6 +184,9 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		for _, m := range schemaValidationMarkers {
 			if strings.Contains(low, m) {
 				ps.add(RuleArgumentsInHandler, "the call was rejected by input-schema validation before your handler ran (%q); declare argument types but do not list them as required, check presence and format in the handler, and return the kata's typed validation payload (task step 1)", clipText(text, 160))
+				if h, ok := inputValidationHint(text); ok {
+					ps.addHint(h)
+				}
 				return ps
 			}
 		}
@@ -189,7 +197,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		}
 		return ps
 	}
-	checkMirror(out.res, &ps)
+	checkMirror(out.res, c, &ps)
 	if f.Expect.Success != "" {
 		checkSuccess(f, dr, out.res, payload, c, &ps)
 	} else {
@@ -203,7 +211,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 // block with the same payload as JSON (the MCP spec asks a tool that returns structured
 // content to return it serialised in a TextContent block too, for clients that read only
 // content; docs/grading.md#tools).
-func checkMirror(res *mcp.CallToolResult, ps *problems) {
+func checkMirror(res *mcp.CallToolResult, c katas.Contract, ps *problems) {
 	if res.StructuredContent == nil {
 		return
 	}
@@ -223,6 +231,9 @@ func checkMirror(res *mcp.CallToolResult, ps *problems) {
 	}
 	if !sameJSON(text, res.StructuredContent) {
 		ps.add(RuleTextMirror, "the first content block's JSON differs from structuredContent (text %s, structuredContent %s); both carry the same payload", jsonText(text), jsonText(res.StructuredContent))
+		if h, ok := mirrorHint(res, text, c); ok {
+			ps.addHint(h)
+		}
 	}
 }
 
@@ -416,6 +427,9 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, ps *problems) {
 	}
 	if got := len(reqs); got > want {
 		ps.add(RuleOneRequest, "the server made %d requests where %d %s needed; it must make one request per lookup or page and leave retries to the client", got, want, map[bool]string{true: "was", false: "were"}[want == 1])
+		if h, ok := retryHint(f, got, want); ok {
+			ps.addHint(h)
+		}
 	}
 }
 

@@ -8,14 +8,32 @@ import (
 	"testing"
 )
 
-var updateRuleIndex = flag.Bool("update", false, "rewrite the rule index of docs/grading.md from rules.go")
+var updateRuleIndex = flag.Bool("update", false, "rewrite the rule index and the hint table of docs/grading.md from rules.go and hints.go")
 
 // TestRuleIndex: the rule index in docs/grading.md is the one WriteRuleIndex writes from the
 // rule tables, so the page and the checks cannot drift apart; every rule of every built-in
 // kata has its anchor, and every section a rule points at exists. -update rewrites it.
 func TestRuleIndex(t *testing.T) {
+	lib := embeddedLibrary(t)
+	var want bytes.Buffer
+	WriteRuleIndex(&want, lib.Packets())
+	doc := generatedBlock(t, "rule-index", "rule index", "rules.go", "TestRuleIndex", want.Bytes())
+	for _, p := range lib.Packets() {
+		for _, r := range RulesFor(p) {
+			if !bytes.Contains(doc, []byte(`<a id="`+r.Section+`">`)) {
+				t.Errorf("rule %s points at #%s, which docs/grading.md does not have", r.ID, r.Section)
+			}
+		}
+	}
+}
+
+// generatedBlock checks that the block between "<!-- NAME:begin -->" and "<!-- NAME:end -->"
+// in docs/grading.md is want, written from source by the test named test; with -update it
+// rewrites the block instead. It returns the page.
+func generatedBlock(t *testing.T, name, what, source, test string, want []byte) []byte {
+	t.Helper()
 	const path = "../docs/grading.md"
-	const begin, end = "<!-- rule-index:begin -->\n", "<!-- rule-index:end -->"
+	begin, end := "<!-- "+name+":begin -->\n", "<!-- "+name+":end -->"
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -24,27 +42,17 @@ func TestRuleIndex(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s has no %q … %q block", path, strings.TrimSpace(begin), end)
 	}
-	lib := embeddedLibrary(t)
-	var want bytes.Buffer
-	WriteRuleIndex(&want, lib.Packets())
-	got := doc[i+len(begin) : j]
-	if !bytes.Equal(got, want.Bytes()) {
+	if got := doc[i+len(begin) : j]; !bytes.Equal(got, want) {
 		if *updateRuleIndex {
-			out := append(append(append([]byte{}, doc[:i+len(begin)]...), want.Bytes()...), doc[j:]...)
-			if err := os.WriteFile(path, out, 0o644); err != nil {
+			doc = append(append(append([]byte{}, doc[:i+len(begin)]...), want...), doc[j:]...)
+			if err := os.WriteFile(path, doc, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			return
+			return doc
 		}
-		t.Errorf("the rule index in %s differs from rules.go; run go test ./grader -run TestRuleIndex -update\n%s", path, lineDiff(string(got), want.String()))
+		t.Errorf("the %s in %s differs from %s; run go test ./grader -run %s -update\n%s", what, path, source, test, lineDiff(string(got), string(want)))
 	}
-	for _, p := range lib.Packets() {
-		for _, r := range RulesFor(p) {
-			if !bytes.Contains(doc, []byte(`<a id="`+r.Section+`">`)) {
-				t.Errorf("rule %s points at #%s, which docs/grading.md does not have", r.ID, r.Section)
-			}
-		}
-	}
+	return doc
 }
 
 // lineDiff lists the lines only in a (-) and only in b (+).
