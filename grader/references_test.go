@@ -3,6 +3,7 @@ package grader_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,8 +40,56 @@ func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string 
 	return dir
 }
 
+// sdkReferencesRequired names the environment variable that makes the SDK references' installs
+// mandatory: set to "require" (as .ci/run does), an install that cannot reach npm or the Go
+// module proxy fails the test instead of skipping it.
+const sdkReferencesRequired = "KATA_SDK_REFERENCES"
+
+// referenceDirs lists the reference folders under a language folder: each folder, and for a
+// group of SDK references (a folder named sdk-*), each folder inside it (sdk-typescript/correct,
+// …). Names are relative to langDir.
+func referenceDirs(t *testing.T, langDir string) []string {
+	t.Helper()
+	var refs []string
+	entries, _ := os.ReadDir(langDir)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if !strings.HasPrefix(e.Name(), "sdk-") {
+			refs = append(refs, e.Name())
+			continue
+		}
+		inner, _ := os.ReadDir(filepath.Join(langDir, e.Name()))
+		for _, g := range inner {
+			if g.IsDir() {
+				refs = append(refs, filepath.Join(e.Name(), g.Name()))
+			}
+		}
+	}
+	return refs
+}
+
+// install installs a workspace's dependencies (an SDK reference's npm packages or Go modules)
+// before it is graded, as the learner would; without npm or a network it skips, unless
+// KATA_SDK_REFERENCES=require.
+func install(t *testing.T, dir string) {
+	t.Helper()
+	err := references.Install(context.Background(), dir)
+	switch {
+	case err == nil:
+	case errors.Is(err, references.ErrUnavailable) && os.Getenv(sdkReferencesRequired) != "require":
+		t.Skipf("this SDK reference installs its dependencies from the npm registry or the Go module proxy, which this machine cannot use (set %s=require to fail instead): %v", sdkReferencesRequired, err)
+	default:
+		t.Fatalf("installing the reference's dependencies: %v", err)
+	}
+}
+
 // TestReferenceSubmissions grades every reference submission in testdata and checks that the
-// correct ones pass and each broken one fails exactly the tests its expect.json names.
+// correct ones pass and each broken one fails exactly the tests its expect.json names, with
+// its hint in every failing test's message when it names one. A reference on an SDK is
+// installed first (references.Install), graded on one workspace for all its seeds, and run
+// on its own.
 func TestReferenceSubmissions(t *testing.T) {
 	lib := library(t)
 	root := filepath.Join("..", "testdata", "references")
@@ -48,17 +97,28 @@ func TestReferenceSubmissions(t *testing.T) {
 	for _, kd := range katasDirs {
 		langs, _ := os.ReadDir(filepath.Join(root, kd.Name()))
 		for _, ld := range langs {
-			refs, _ := os.ReadDir(filepath.Join(root, kd.Name(), ld.Name()))
-			for _, rd := range refs {
-				kata, lang, ref := kd.Name(), ld.Name(), filepath.Join(root, kd.Name(), ld.Name(), rd.Name())
-				t.Run(kata+"/"+lang+"/"+rd.Name(), func(t *testing.T) {
-					t.Parallel()
+			langDir := filepath.Join(root, kd.Name(), ld.Name())
+			for _, name := range referenceDirs(t, langDir) {
+				kata, lang, ref := kd.Name(), ld.Name(), filepath.Join(langDir, name)
+				t.Run(kata+"/"+lang+"/"+filepath.ToSlash(name), func(t *testing.T) {
+					// An SDK reference installs packages and starts a heavier server: it runs
+					// alone, before the others run in parallel, so that its start-up does not
+					// compete with them for the handshake's 10 s.
+					if !strings.HasPrefix(name, "sdk-") {
+						t.Parallel()
+					}
 					want, err := references.ReadExpectation(ref)
 					if err != nil {
 						t.Fatal(err)
 					}
+					dir := ""
 					for _, seed := range want.Seeds {
-						dir := workspace(t, lib, kata, lang, ref)
+						if dir == "" {
+							dir = workspace(t, lib, kata, lang, ref)
+							if references.NeedsInstall(dir) {
+								install(t, dir)
+							}
+						}
 						rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: seed, SeedSet: true})
 						if rep.ExitCode() != want.Exit {
 							t.Errorf("seed %d: exit %d, want %d (status %s: %s)", seed, rep.ExitCode(), want.Exit, rep.Status, rep.Message)
@@ -74,6 +134,11 @@ func TestReferenceSubmissions(t *testing.T) {
 								}
 							}
 						}
+						for _, tr := range rep.Tests {
+							if want.Hint != "" && tr.Status != grader.StatusPass && !strings.Contains(tr.Message, want.Hint) {
+								t.Errorf("seed %d: %s fails without the hint %q:\n%s", seed, tr.ID, want.Hint, tr.Message)
+							}
+						}
 						// Learner text reaches every report sanitised (docs/grading.md#failure-messages).
 						var text bytes.Buffer
 						grader.WriteText(&text, rep, grader.TextOptions{Verbose: true})
@@ -81,6 +146,9 @@ func TestReferenceSubmissions(t *testing.T) {
 							t.Errorf("seed %d: the text report carries an escape sequence", seed)
 						}
 						assertNoProcessesIn(t, dir)
+						if !references.NeedsInstall(dir) {
+							dir = "" // a fresh workspace for the next seed
+						}
 					}
 				})
 			}

@@ -2,7 +2,8 @@
 // then its correct reference, then one broken reference's fault (testdata/references/README.md)
 // — and checks a packet's references: the untouched template fails, the correct one passes.
 // The grader's tests, `kata validate --references` and `kata mcp`'s tests all build their
-// workspaces here, so a reference means the same thing to each.
+// workspaces here, so a reference means the same thing to each. A reference on an SDK needs
+// its dependencies installed before it is graded, as a learner installs them: Install.
 package references
 
 import (
@@ -27,12 +28,14 @@ const Seed = 1
 const Correct = "correct"
 
 // Expectation is a reference's expect.json: the exit code a grade must give, the ids of
-// exactly the tests that must fail, for exit 2 a phrase the message must contain, and the
-// seeds to grade with (default Seed).
+// exactly the tests that must fail, for exit 2 a phrase the message must contain, a phrase
+// the message of every failing test must contain (a hint's words, docs/grading.md#sdk-hints),
+// and the seeds to grade with (default Seed).
 type Expectation struct {
 	Exit    int      `json:"exit"`
 	Fail    []string `json:"fail"`
 	Message string   `json:"message"`
+	Hint    string   `json:"hint"`
 	Seeds   []int64  `json:"seeds"`
 }
 
@@ -54,10 +57,10 @@ func ReadExpectation(ref string) (Expectation, error) {
 }
 
 // Workspace writes p's template for lang into dir (which must not exist or be empty) and lays
-// the reference folder ref over it: for a correct reference its files; for any other, the
-// correct/ beside it first, then the folder's own files, then its fault.diff, which must apply
-// exactly. README.md, expect.json, fault.diff and Python byte-code caches are never copied. An
-// empty ref leaves the untouched template.
+// the reference folder ref over it, on top of the references it builds on (Base): each one's
+// files, then its fault.diff, which must apply exactly. README.md, expect.json, fault.diff,
+// node_modules and Python byte-code caches are never copied. An empty ref leaves the untouched
+// template.
 func Workspace(p *katas.Packet, lang, ref, dir string) error {
 	if err := p.Init(dir, lang); err != nil {
 		return err
@@ -65,12 +68,30 @@ func Workspace(p *katas.Packet, lang, ref, dir string) error {
 	if ref == "" {
 		return nil
 	}
-	if filepath.Base(ref) != Correct {
-		correct := filepath.Join(filepath.Dir(ref), Correct)
-		if st, err := os.Stat(correct); err == nil && st.IsDir() {
-			if err := overlay(dir, correct); err != nil {
-				return err
-			}
+	return lay(dir, ref)
+}
+
+// Base is the reference that ref builds on, or "" when it builds on the template alone: for a
+// broken reference, the correct/ beside it; for a correct/ inside a group of its own
+// (<lang>/sdk-typescript/correct), the correct/ beside the group, so an SDK's server reference
+// keeps the language's correct client. A reference folder's name says which it is.
+func Base(ref string) string {
+	parent := filepath.Dir(ref)
+	if filepath.Base(ref) == Correct {
+		parent = filepath.Dir(parent)
+	}
+	base := filepath.Join(parent, Correct)
+	if st, err := os.Stat(base); err != nil || !st.IsDir() || filepath.Clean(base) == filepath.Clean(ref) {
+		return ""
+	}
+	return base
+}
+
+// lay writes ref's base (recursively), then ref's files, then applies ref's fault.diff.
+func lay(dir, ref string) error {
+	if base := Base(ref); base != "" {
+		if err := lay(dir, base); err != nil {
+			return err
 		}
 	}
 	if err := overlay(dir, ref); err != nil {
