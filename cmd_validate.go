@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/reference"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -204,9 +205,9 @@ func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []kata
 	return ps, counts, nil
 }
 
-// gradeWorkspace writes p's template for lang into a temporary folder, lays the files of ref
-// over it (all but README.md and expect.json; none when ref is empty), grades it with the
-// reference seed, and removes the folder.
+// gradeWorkspace writes p's template for lang into a temporary folder, lays the reference ref
+// over it (reference.Lay; none when ref is empty), grades it with the reference seed, and
+// removes the folder.
 func gradeWorkspace(ctx context.Context, lib *katas.Library, p *katas.Packet, lang, ref string) (*grader.Report, error) {
 	tmp, err := os.MkdirTemp("", "kata-validate-")
 	if err != nil {
@@ -214,47 +215,10 @@ func gradeWorkspace(ctx context.Context, lib *katas.Library, p *katas.Packet, la
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "ws")
-	if err := p.Init(dir, lang); err != nil {
+	if err := reference.Lay(p, lang, ref, dir); err != nil {
 		return nil, err
 	}
-	if ref != "" {
-		if err := overlayFiles(dir, ref); err != nil {
-			return nil, fmt.Errorf("copying the reference: %w", err)
-		}
-	}
 	return grader.Grade(ctx, lib, dir, grader.Options{Seed: referenceSeed, SeedSet: true}), nil
-}
-
-// overlayFiles copies the files of ref into dir, all but README.md, expect.json and Python
-// byte-code caches.
-func overlayFiles(dir, ref string) error {
-	return filepath.WalkDir(ref, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(ref, path)
-		if err != nil {
-			return err
-		}
-		if rel == "README.md" || rel == "expect.json" {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
 }
 
 // reportNote sums up why a report did not have the wanted exit code: its message, or the tests

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/reference"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -34,8 +35,8 @@ func library(t testing.TB) *katas.Library {
 	return lib
 }
 
-// workspace writes kata's starter workspace for lang into a temp dir and overlays the files
-// of the reference folder ref (all but README.md and expect.json).
+// workspace writes kata's starter workspace for lang into a temp dir and lays the reference
+// folder ref over it (see reference.Lay; none when ref is empty).
 func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string {
 	t.Helper()
 	p, ok := lib.Get(kata)
@@ -43,54 +44,10 @@ func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string 
 		t.Fatalf("no packet %s", kata)
 	}
 	dir := filepath.Join(t.TempDir(), "ws")
-	if err := p.Init(dir, lang); err != nil {
+	if err := reference.Lay(p, lang, ref, dir); err != nil {
 		t.Fatal(err)
-	}
-	if ref == "" {
-		return dir
-	}
-	// A broken or hostile reference is the correct one with one fault: lay the correct
-	// submission down first, then apply the reference's fault.diff and copy its own files.
-	if correct := filepath.Join(filepath.Dir(ref), "correct"); filepath.Base(ref) != "correct" {
-		if _, err := os.Stat(correct); err == nil {
-			overlay(t, dir, correct)
-		}
-	}
-	overlay(t, dir, ref)
-	if fault := filepath.Join(ref, "fault.diff"); fileExists(fault) {
-		grader.ApplyFault(t, dir, fault)
 	}
 	return dir
-}
-
-// fileExists reports whether path names an existing file.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// overlay copies the files of ref (all but README.md and expect.json) into dir.
-func overlay(t testing.TB, dir, ref string) {
-	t.Helper()
-	err := filepath.WalkDir(ref, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(ref, path)
-		if rel == "README.md" || rel == "expect.json" || rel == "fault.diff" || strings.Contains(rel, "__pycache__") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func failing(r *grader.Report) []string {
