@@ -16,7 +16,9 @@ import (
 const promptsLayer = "prompts"
 
 // PromptName is the MCP name of a kata's ready prompt: "KATA.NAME", NAME being the file's
-// name without its number (katas.Prompt.Name), e.g. "mcp-structured-errors.review-my-error-contract".
+// name without its number (katas.Prompt.Name), such as
+// "mcp-structured-errors.review-my-error-contract". When two files of a kata give the same
+// NAME, the second keeps its number.
 func PromptName(kata, name string) string { return kata + "." + name }
 
 // addPrompts registers the ready prompts of every packet's prompts layer. It reads each
@@ -27,6 +29,7 @@ func (s *server) addPrompts(ms *mcp.Server) error {
 	s.layers.Lock()
 	defer s.layers.Unlock()
 	defer s.lib.ReleaseLayer()
+	names := map[string]bool{}
 	for _, p := range s.lib.Packets() {
 		if !slices.Contains(p.Layers, promptsLayer) {
 			continue
@@ -40,7 +43,12 @@ func (s *server) addPrompts(ms *mcp.Server) error {
 			if err != nil {
 				s.log.Warn("prompt arguments skipped", "problems", err.Error())
 			}
-			mp := &mcp.Prompt{Name: PromptName(p.ID, pr.Name), Title: pr.Title, Description: pr.Description}
+			name := PromptName(p.ID, pr.Name)
+			if names[name] { // "01-review.md" beside "review.md": keep the number
+				name = PromptName(p.ID, strings.TrimSuffix(f.Name, ".md"))
+			}
+			names[name] = true
+			mp := &mcp.Prompt{Name: name, Title: pr.Title, Description: pr.Description}
 			for _, a := range pr.Arguments {
 				mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description})
 			}
