@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/grader/reference"
+	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -78,7 +78,7 @@ func referenceWorkspace(t *testing.T, ref string) string {
 	}
 	p, _ := lib.Get("mcp-structured-errors")
 	dir := filepath.Join(t.TempDir(), "ws")
-	if err := reference.Lay(p, "python", filepath.Join("testdata", "references", p.ID, "python", ref), dir); err != nil {
+	if err := references.Workspace(p, "python", filepath.Join("testdata", "references", p.ID, "python", ref), dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

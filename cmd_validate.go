@@ -6,21 +6,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/grader/reference"
+	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
-
-// referenceSeed is the fixtures' seed for `kata validate --references`, so a run repeats.
-const referenceSeed = 1
 
 func newValidateCmd() *cobra.Command {
 	var seeds, refs string
@@ -38,7 +32,7 @@ func newValidateCmd() *cobra.Command {
 			"(it must fail) and DIR/<kata>/<lang>/correct laid over it (it must pass).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems}
+			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems, Shims: katas.ShimsOf(packets.FS)}
 			var all []katas.Validation
 			if len(args) == 0 {
 				vs, err := katas.Validate(packets.FS, "embedded", opts)
@@ -134,16 +128,9 @@ func intList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// checkReferences grades, for every problem-free graded packet of all and each of its
-// languages, the untouched template (it must fail: exit 1) and the reference solution
-// refs/<kata>/<lang>/correct laid over the template (it must pass: exit 0). Each miss is a
-// problem naming the template or reference folder; counts gives their number per packet id.
-// Progress lines go to w, and so does a line for each graded packet skipped for its problems.
-func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []katas.Validation, refs string) (ps katas.Problems, counts map[string]int, err error) {
-	if st, err := os.Stat(refs); err != nil || !st.IsDir() {
-		return nil, nil, fmt.Errorf("--references %s: not a folder", refs)
-	}
-	// The library the grader reads: the embedded packets overridden by the validated folders.
+// checkReferences grades the references of the validated packets (references.Check) with the
+// library the grader reads: the embedded packets overridden by the validated folders.
+func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []katas.Validation, refs string) (katas.Problems, map[string]int, error) {
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil && len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("loading the embedded packets: %w", err)
@@ -151,91 +138,5 @@ func checkReferences(ctx context.Context, w io.Writer, dirs []string, all []kata
 	for _, d := range dirs {
 		lib.AddDir(d) // problems are reported by validation; good packets load
 	}
-	counts = map[string]int{}
-	for _, v := range all {
-		p := v.Packet
-		if p == nil || len(p.Graded) == 0 {
-			continue
-		}
-		if len(v.Problems) > 0 {
-			fmt.Fprintf(w, "references: %-32s not graded: the packet has %d problem(s); fix them first\n", p.ID, len(v.Problems))
-			continue
-		}
-		before := len(ps)
-		if q, ok := lib.Get(p.ID); !ok || q.Source != p.Source {
-			continue
-		}
-		for _, lang := range p.Languages {
-			if err := ctx.Err(); err != nil {
-				return ps, counts, err
-			}
-			where := p.ID + "/" + lang
-			tmpl := filepath.Join(p.Source, p.ID, "templates", lang)
-			if p.Source == "embedded" {
-				tmpl = filepath.Join("packets", p.ID, "templates", lang)
-			}
-			rep, err := gradeWorkspace(ctx, lib, p, lang, "")
-			switch {
-			case err != nil:
-				ps = append(ps, &katas.ParseError{File: tmpl, Msg: err.Error()})
-			case rep.ExitCode() != 1:
-				ps = append(ps, &katas.ParseError{File: tmpl, Msg: fmt.Sprintf("the untouched template must fail grading (exit 1); it gave exit %d%s", rep.ExitCode(), reportNote(rep))})
-			default:
-				pass, _, _ := rep.Counts()
-				fmt.Fprintf(w, "references: %-32s template fails (%d/%d tests pass)\n", where, pass, len(rep.Tests))
-			}
-			ref := filepath.Join(refs, p.ID, lang, "correct")
-			if st, err := os.Stat(ref); err != nil || !st.IsDir() {
-				ps = append(ps, &katas.ParseError{File: ref, Msg: "no reference solution: every graded kata and language has one (a workspace that passes, laid over the template)"})
-				continue
-			}
-			rep, err = gradeWorkspace(ctx, lib, p, lang, ref)
-			switch {
-			case err != nil:
-				ps = append(ps, &katas.ParseError{File: ref, Msg: err.Error()})
-			case rep.ExitCode() != 0:
-				ps = append(ps, &katas.ParseError{File: ref, Msg: fmt.Sprintf("the reference solution must pass grading (exit 0); it gave exit %d%s", rep.ExitCode(), reportNote(rep))})
-			default:
-				pass, _, _ := rep.Counts()
-				fmt.Fprintf(w, "references: %-32s correct passes (%d/%d tests pass)\n", where, pass, len(rep.Tests))
-			}
-		}
-		counts[p.ID] += len(ps) - before
-	}
-	return ps, counts, nil
-}
-
-// gradeWorkspace writes p's template for lang into a temporary folder, lays the reference ref
-// over it (reference.Lay; none when ref is empty), grades it with the reference seed, and
-// removes the folder.
-func gradeWorkspace(ctx context.Context, lib *katas.Library, p *katas.Packet, lang, ref string) (*grader.Report, error) {
-	tmp, err := os.MkdirTemp("", "kata-validate-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "ws")
-	if err := reference.Lay(p, lang, ref, dir); err != nil {
-		return nil, err
-	}
-	return grader.Grade(ctx, lib, dir, grader.Options{Seed: referenceSeed, SeedSet: true}), nil
-}
-
-// reportNote sums up why a report did not have the wanted exit code: its message, or the tests
-// that did not pass.
-func reportNote(rep *grader.Report) string {
-	if rep.Message != "" {
-		return ": " + rep.Message
-	}
-	var ids []string
-	for _, t := range rep.Tests {
-		if t.Status != grader.StatusPass {
-			ids = append(ids, t.ID)
-		}
-	}
-	sort.Strings(ids)
-	if len(ids) == 0 {
-		return ""
-	}
-	return "; not passing: " + strings.Join(ids, ", ")
+	return references.Check(ctx, w, lib, all, refs)
 }

@@ -86,7 +86,7 @@ func buildKata(t *testing.T, dir string) string {
 }
 
 // TestEndToEndInTmux walks the main path in a real terminal: catalog → knowledge layer →
-// examples layer → an exam item answered → trap table at 80 columns → task screen → workspace
+// examples layer → a quiz item answered → trap table at 80 columns → task screen → workspace
 // created → graded with a correct server → every test passes.
 func TestEndToEndInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -112,7 +112,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	if strings.Contains(scr, "The mental model") {
 		t.Errorf("the knowledge layer is still on screen after switching to examples:\n%s", scr)
 	}
-	s.send("se-01", "x") // exam
+	s.send("se-01", "x") // the quiz
 	scr = s.send("correct", "a")
 	if !strings.Contains(scr, "orrect") {
 		t.Errorf("answering showed no verdict:\n%s", scr)
@@ -182,7 +182,7 @@ func TestPracticeInTmux(t *testing.T) {
 	s.waitGone()
 
 	s.start(env, bin, "exam", "--items", "10")
-	s.sendAll([]string{"An unfinished exam", "10 items · 2 answered so far"})
+	s.sendAll([]string{"An unfinished mock exam", "10 items · 2 answered so far"})
 	s.sendAll([]string{"Resumed", "item 1 of 10", "2 answered"}, "r")
 	for i, letter := range picks {
 		scr := s.send(fmt.Sprintf("item %d of 10", i+1))
@@ -203,10 +203,10 @@ func TestPracticeInTmux(t *testing.T) {
 	if !strings.Contains(scr, "PASS") && !strings.Contains(scr, "FAIL") {
 		t.Errorf("the result says neither PASS nor FAIL:\n%s", scr)
 	}
-	s.sendAll([]string{"Exam review · item 1 of 10", "correct"}, "r")
-	s.send("Exam review · item 2 of 10", "Right")
+	s.sendAll([]string{"Mock exam review · item 1 of 10", "correct"}, "r")
+	s.send("Mock exam review · item 2 of 10", "Right")
 	s.send("Scaled score", "Escape")
-	s.send("best exam", "Escape") // the catalog shows the exam
+	s.send("best mock exam", "Escape") // the catalog shows the mock exam
 
 	// A trap drill from the first kata's screen.
 	s.send("1 knowledge", "Enter")

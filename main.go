@@ -192,14 +192,23 @@ func newListCmd() *cobra.Command {
 
 func newShowCmd() *cobra.Command {
 	var layer string
+	var rules bool
 	cmd := &cobra.Command{
 		Use:   "show KATA",
-		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise)",
+		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise), or its graded rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, err := loadLibrary(cmd)
 			if err != nil {
 				return err
+			}
+			if rules {
+				p, ok := lib.Get(args[0])
+				if !ok {
+					return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
+				}
+				grader.WriteRules(cmd.OutOrStdout(), p)
+				return nil
 			}
 			l, err := lib.LoadLayer(args[0], layer)
 			if err != nil {
@@ -214,6 +223,7 @@ func newShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&layer, "layer", "knowledge", "layer to show: "+strings.Join(katas.LayerNames, ", "))
+	cmd.Flags().BoolVar(&rules, "rules", false, "list the rules the kata grades, by id (explained in docs/grading.md#rules)")
 	return cmd
 }
 
@@ -277,7 +287,7 @@ func newGradeCmd() *cobra.Command {
 			errw := cmd.ErrOrStderr()
 			if !asJSON && isTerminal(errw) {
 				opts.Progress = func(e grader.Event) {
-					if e.Phase == grader.PhaseStart {
+					if e.Kind == grader.EventTestStarted {
 						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
 					}
 				}
@@ -299,7 +309,7 @@ func newGradeCmd() *cobra.Command {
 				if asJSON {
 					return rep, grader.WriteJSON(out, rep)
 				}
-				to := grader.TextOptions{Color: isTerminal(out) && os.Getenv("NO_COLOR") == "", Verbose: verbose}
+				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose}
 				if p, ok := lib.Get(rep.Kata); ok {
 					to.Steps = grader.StepTitles(p)
 				}

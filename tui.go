@@ -77,7 +77,7 @@ func showRendered(w io.Writer, md string) error {
 	if err != nil {
 		style = markdown.StyleDark
 	}
-	out, err := markdown.Render(md, width, markdown.StyleFor(os.Getenv("NO_COLOR") != "", style != markdown.StyleLight))
+	out, err := markdown.Render(md, width, markdown.StyleFor(ui.NoColor(os.Getenv), style != markdown.StyleLight))
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
-// ordersAPI is the Orders API of exercise-orders.md §2, played by the grader on 127.0.0.1.
+// ordersAPI is the Orders API of docs/grading.md#orders-api, played by the grader on 127.0.0.1.
 // Each fixture registers how the service behaves for its own ids, so a server that makes an
 // extra lookup is not confused; requests are counted per id.
 type ordersAPI struct {
@@ -40,10 +42,10 @@ type apiRequest struct {
 
 // behaviour is what the service does for one id.
 type behaviour struct {
-	kind       string // a katas.Backend* kind
+	kind       katas.BackendKind
 	status     int
-	retryAfter string // "seconds", "http-date" or "none"
-	delay      int    // Retry-After seconds to send
+	retryAfter katas.RetryAfterForm
+	delay      int // Retry-After seconds to send
 	order      map[string]any
 	refund     map[string]any
 	pages      [][]map[string]any
@@ -62,7 +64,7 @@ type behaviour struct {
 // slowHold is how long the "slow" behaviour holds a request before answering after all: six
 // times ORDERS_API_TIMEOUT_SECONDS, so a server honouring that timeout has long given up (with a
 // fair margin on a loaded machine), and less than the 5 s production default, so a server that
-// hard-codes 5 s (or has no timeout) gets the late answer and is caught (exercise-orders.md §2).
+// hard-codes 5 s (or has no timeout) gets the late answer and is caught (docs/grading.md#api-timeout).
 const slowHold = 6 * apiTimeout
 
 // startOrdersAPI listens on a free loopback port.
@@ -130,7 +132,7 @@ func (a *ordersAPI) retryAfterSent(id string) (float64, bool) {
 	return 0, false
 }
 
-// ServeHTTP answers one Orders API request (exercise-orders.md §2) as the fixture in force
+// ServeHTTP answers one Orders API request (docs/grading.md#orders-api) as the fixture in force
 // for its id says, and counts it.
 func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
@@ -235,7 +237,7 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeStatus answers with a fixture's error status and the body §2 gives it.
+// writeStatus answers with a fixture's error status and the body docs/grading.md#api-failures gives it.
 func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 	body := map[string]any{"error": "unavailable"}
 	switch b.status {
@@ -251,14 +253,14 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 		body["error"] = "rate_limited"
 	}
 	// Retry-After rides on a 429 and, as RFC 9110 §10.2.3 allows, on a 503; only a rate_limit
-	// error carries it in the payload (exercise-orders.md §4), so a 503 with the header checks
+	// error carries it in the payload (docs/grading.md#retry-after-seconds), so a 503 with the header checks
 	// that a server does not copy it into a transient error.
 	if b.status == 429 || b.status == 503 {
 		switch b.retryAfter {
-		case "seconds":
+		case katas.RetryAfterSeconds:
 			w.Header().Set("Retry-After", strconv.Itoa(b.delay))
 			a.noteRetryAfter(b, float64(b.delay))
-		case "http-date", "http-date-past":
+		case katas.RetryAfterHTTPDate, katas.RetryAfterHTTPDatePast:
 			at := time.Now().Add(time.Duration(b.delay) * time.Second)
 			w.Header().Set("Retry-After", at.UTC().Format(http.TimeFormat))
 			// The date has whole-second resolution: what it stands for is measured from now.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,7 +96,7 @@ func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map
 	var retryable, final []string
 	for _, c := range sortedKeys(p.Categories) {
 		switch {
-		case contains(p.Escalate, c):
+		case slices.Contains(p.Escalate, c):
 		case p.Categories[c]:
 			retryable = append(retryable, c)
 		default:
@@ -198,7 +199,7 @@ func (c *clientProc) send(v any) error {
 	return err
 }
 
-// clientMsg is any message from the client (exercise-orders.md §5).
+// clientMsg is any message from the client (docs/grading.md#client-messages).
 type clientMsg struct {
 	Type     string          `json:"type"`
 	ID       string          `json:"id"`
@@ -214,7 +215,7 @@ type clientMsg struct {
 type scenarioResult struct {
 	trace    []traceEvent
 	result   any
-	problems []string
+	problems problems
 	// broken means the client must be restarted (it hung, crashed or looped).
 	broken bool
 	// stopped: the phase's budget ran out or the run was interrupted during the scenario.
@@ -225,7 +226,7 @@ type scenarioResult struct {
 func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioResult {
 	var r scenarioResult
 	fail := func(broken bool, format string, args ...any) scenarioResult {
-		r.problems = append(r.problems, fmt.Sprintf(format, args...))
+		r.problems.add(RuleClientProtocol, format, args...)
 		r.broken = r.broken || broken
 		return r
 	}
@@ -285,7 +286,9 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 			invokes++
 			r.trace = append(r.trace, traceEvent{Type: "invoke"})
 			if invokes > limit {
-				return fail(true, "the client invoked %d times although maxRetries is %d: it never stops retrying", invokes, *d.policy.MaxRetries)
+				r.broken = true
+				r.problems.add(RuleClientBounded, "the client invoked %d times although maxRetries is %d: it never stops retrying", invokes, *d.policy.MaxRetries)
+				return r
 			}
 			pl := d.payloads[min(invokes-1, len(d.payloads)-1)]
 			if err := c.send(map[string]any{"type": "result", "result": pl}); err != nil {
@@ -318,7 +321,7 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 			ev.Category = cat
 			r.trace = append(r.trace, ev)
 			if m.ID != d.ID {
-				r.problems = append(r.problems, fmt.Sprintf("outcome.id was %q; expected the scenario's id %q", m.ID, d.ID))
+				r.problems.add(RuleClientProtocol, "outcome.id was %q; expected the scenario's id %q", m.ID, d.ID)
 			}
 			if len(m.Result) > 0 {
 				json.Unmarshal(m.Result, &r.result)
@@ -338,14 +341,15 @@ func describeLast(t []traceEvent) string {
 }
 
 // checkScenario compares the client's decisions with the oracle's.
-func checkScenario(d drawnScenario, got scenarioResult) []string {
-	probs := append([]string(nil), got.problems...)
+func checkScenario(d drawnScenario, got scenarioResult) problems {
+	probs := append(problems(nil), got.problems...)
 	want := expectedTrace(d.policy, d.payloads)
 	if len(probs) == 0 {
 		if !sameTrace(got.trace, want) {
-			probs = append(probs, explainDivergence(d, got.trace, want))
+			r, msg := explainDivergence(d, got.trace, want)
+			probs.add(r, "%s", msg)
 		} else if last := d.payloads[min(want[len(want)-1].Invoke-1, len(d.payloads)-1)]; !sameJSON(got.result, last) {
-			probs = append(probs, fmt.Sprintf("outcome.result was %s; expected the last payload, %s", jsonText(got.result), jsonText(last)))
+			probs.add(RuleClientProtocol, "outcome.result was %s; expected the last payload, %s", jsonText(got.result), jsonText(last))
 		}
 	}
 	return probs
@@ -367,8 +371,9 @@ func sameTrace(a, b []traceEvent) bool {
 	return true
 }
 
-// explainDivergence names the first decision that differs and the rule behind the expected one.
-func explainDivergence(d drawnScenario, got, want []traceEvent) string {
+// explainDivergence names the first decision that differs and the rule behind the expected
+// one, and returns that rule (the last decision's when the client went on past the end).
+func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, string) {
 	i := 0
 	for i < len(got) && i < len(want) && sameTrace(got[i:i+1], want[i:i+1]) {
 		i++
@@ -389,34 +394,15 @@ func explainDivergence(d drawnScenario, got, want []traceEvent) string {
 	default:
 		fmt.Fprintf(&b, "decision %d was %q; a correct client had already finished", i+1, got[i])
 	}
+	broken := want[len(want)-1].rule
 	if i < len(want) {
-		fmt.Fprintf(&b, " (%s)", ruleFor(want[i], d.policy))
+		broken = want[i].rule
+		fmt.Fprintf(&b, " (%s)", ruleText(want[i], d.policy))
 	}
 	fmt.Fprintf(&b, "\npayload at that point: %s", jsonText(pl))
 	fmt.Fprintf(&b, "\npolicy: maxRetries %d, baseDelaySeconds %s, multiplier %s, escalate %v", *d.policy.MaxRetries, fmtSeconds(*d.policy.BaseDelaySeconds), fmtSeconds(*d.policy.Multiplier), d.policy.Escalate)
 	fmt.Fprintf(&b, "\nexpected: %s\ngot:      %s", traceString(want), traceString(got))
-	return b.String()
-}
-
-func ruleFor(e traceEvent, p katas.Policy) string {
-	switch {
-	case e.Type == "sleep":
-		return "rule 5: sleep exactly retryAfterSeconds when it is a number, else baseDelaySeconds × multiplier^(r−1)"
-	case e.Type == "log":
-		return "rule 3: an error whose category is missing or not in the policy's categories is logged as unknown, then aborted"
-	case e.Type == "invoke":
-		return "rule 4: retry when isRetryable is true and the policy's category says retryable, while retries remain"
-	case e.Action == ActionSuccess:
-		return "rule 1: isError that is not JSON true is a success"
-	case e.Action == ActionEscalate:
-		return "rule 2: a category in escalate escalates at once, before any retryability check"
-	case e.Action == ActionExhausted:
-		return fmt.Sprintf("rule 6: at most maxRetries (%d) retries, then exhausted at once", *p.MaxRetries)
-	case e.Category != nil && *e.Category == "unknown":
-		return "rule 3: unknown category → log, then abort with category \"unknown\""
-	default:
-		return "rule 4: no retry unless both isRetryable is JSON true and the policy's category is retryable"
-	}
+	return broken, b.String()
 }
 
 // runClientTests plays every hidden scenario against the learner's client, one process for
@@ -440,7 +426,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	// name: a client that crashes the same way on every scenario shows it once in full.
 	var lastTail, lastTailOf string
 	for _, d := range scs {
-		r.begin(d.Name)
+		r.announceStart(d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if ctx.Err() != nil {
 			t.Status, t.Message = StatusError, r.stoppedMsg("not run")
@@ -461,7 +447,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		if d.Pair != "" {
 			if prev, ok := pairs[d.Pair]; ok {
 				if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
-					probs = append(probs, fmt.Sprintf("scenario %q had the same flags and a different explanation, and the client decided differently (%s here, %s there): explanation text must take no part in control logic (rule 7)", prev.id, traceString(res.trace), traceString(prev.trace)))
+					probs.add(RuleClientProse, "scenario %q had the same flags and a different explanation, and the client decided differently (%s here, %s there): explanation text must take no part in control logic (rule 7)", prev.id, traceString(res.trace), traceString(prev.trace))
 				}
 			} else {
 				pairs[d.Pair] = pairSeen{id: d.ID, trace: res.trace}
@@ -470,25 +456,25 @@ func (r *run) runClientTests(ctx context.Context) {
 		proc := c.proc
 		if res.stopped {
 			t.Status = StatusError
-			probs = []string{r.stoppedMsg("this scenario was cut short")}
+			probs = problems{{"", r.stoppedMsg("this scenario was cut short")}}
 		}
 		if res.broken {
 			stop()
 			if !res.stopped {
-				probs = append(probs, "the client was restarted for the next scenario")
+				probs.add("", "the client was restarted for the next scenario")
 				// A client that crashed or hung says why on its stderr: show the tail.
 				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
-					probs = append(probs, fmt.Sprintf("client stderr: the same last lines as under %q", lastTailOf))
+					probs.add("", "client stderr: the same last lines as under %q", lastTailOf)
 				default:
-					probs = append(probs, "client stderr (last lines):\n"+indent(tail, "  "))
+					probs.add("", "client stderr (last lines):\n%s", indent(tail, "  "))
 					lastTail, lastTailOf = tail, d.Name
 				}
 			}
 		}
 		t.Output = proc.stderr.since(mark, outputCap)
-		r.end(t, probs, "")
+		r.recordVerdict(t, probs, "")
 	}
 	if c != nil {
 		c.proc.stdin.Close()

@@ -98,7 +98,7 @@ func TestClientHarnessOverManySeeds(t *testing.T) {
 	}
 }
 
-// TestOracleFollowsTheRules pins the oracle on hand-written cases of exercise-orders.md §5.
+// TestOracleFollowsTheRules pins the oracle on hand-written cases of docs/grading.md#client-rules.
 func TestOracleFollowsTheRules(t *testing.T) {
 	three, one, two := 3, 1.0, 2.0
 	pol := katas.Policy{MaxRetries: &three, BaseDelaySeconds: &one, Multiplier: &two,

@@ -25,8 +25,13 @@ var bareDollar = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*`)
 // homePath matches absolute paths into a user's home folder.
 var homePath = regexp.MustCompile(`(^|[\s="'])(/home/[^/\s"']+|/Users/[^/\s"']+|~/|/root/)`)
 
-// varRef matches one ${VAR} or ${VAR:-default} reference.
-var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}`)
+// varRef matches one ${VAR} or ${VAR:-default} reference; group 2 is the default.
+var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-([^}]*))?\}`)
+
+// literalText is what of s reaches the server as written: each reference replaced by its
+// default (the text used when the variable is unset), so a secret hidden in a default
+// (`${TOKEN:-sk-live-…}`) counts as the literal it is.
+func literalText(s string) string { return varRef.ReplaceAllString(s, "$2") }
 
 var (
 	detectorOnce sync.Once
@@ -98,7 +103,7 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 	case "credential-refs":
 		for _, v := range configValues(mc) {
 			if (v.where == "env" || v.where == "headers") && credentialName.MatchString(v.key) {
-				literal := strings.TrimSpace(varRef.ReplaceAllString(v.value, ""))
+				literal := strings.TrimSpace(literalText(v.value))
 				literal = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(literal, "Bearer"), "Basic"))
 				if literal != "" {
 					probs = append(probs, fmt.Sprintf("%s is a literal value (%s); a committed .mcp.json passes credentials only as ${VAR} references, e.g. \"${%s}\"", v, redact(v.value), strings.ToUpper(strings.NewReplacer("-", "_").Replace(v.key))))
@@ -112,7 +117,7 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 		}
 		lines := strings.Split(string(mc.raw), "\n")
 		for i, line := range lines {
-			scan := varRef.ReplaceAllString(line, "")
+			scan := literalText(line)
 			found := false
 			for _, f := range d.DetectString(scan) {
 				found = true
@@ -147,8 +152,12 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 // runConfigTests reports each config rule of the kata as a test of its own.
 func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
-		r.begin(rule.Name)
+		r.announceStart(rule.Name)
 		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
-		r.end(t, checkConfigRule(rule.Check, r.mcp), "")
+		var probs problems
+		for _, text := range checkConfigRule(rule.Check, r.mcp) {
+			probs.add(RuleID(rule.ID), "%s", text)
+		}
+		r.recordVerdict(t, probs, "")
 	}
 }

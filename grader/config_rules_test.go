@@ -20,6 +20,9 @@ func TestSecretRulesNameTheLine(t *testing.T) {
 		{"openai project key", "sk-proj-Zx81HqLmA0pQ77vB2nYtR4sW9cK3eD6f", 14, "no-literal-secrets"},
 		{"plain sk- key", "sk-1234567890abcdefABCDEF0123", 14, "no-literal-secrets"},
 		{"under a *_KEY name", "sk-1234567890abcdefABCDEF0123", 14, "credential-refs"},
+		// A default is what reaches the server when the variable is unset: a literal too.
+		{"hidden in a default", "${DOCS_KEY:-sk-1234567890abcdefABCDEF0123}", 14, "no-literal-secrets"},
+		{"default under a *_KEY name", "${DOCS_KEY:-sk-1234567890abcdefABCDEF0123}", 14, "credential-refs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

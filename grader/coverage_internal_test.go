@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func embeddedLibrary(t testing.TB) *katas.Library {
 
 // TestEveryRunTriesEveryStatusAndMalformedForm: whatever the seed, a fixture with a status
 // list makes one call per status, and one with a malformed placeholder makes one call per
-// malformed form, the empty string included (exercise-orders.md §2: the seed varies values,
+// malformed form, the empty string included (docs/grading.md#seed: the seed varies values,
 // never coverage). Before, the seed picked one status and one form per run.
 func TestEveryRunTriesEveryStatusAndMalformedForm(t *testing.T) {
 	lib := embeddedLibrary(t)
@@ -92,7 +93,7 @@ func customerIDPattern(s string) bool {
 }
 
 // TestFixturesCoverEveryMappingRow: for every tool a kata's server exposes, the fixtures
-// exercise each row of exercise-orders.md §4 that the tool can meet: a missing and a
+// exercise each row of docs/grading.md#category-mapping that the tool can meet: a missing and a
 // malformed argument, 401 and 403, 404, 429, each of 500/502/503/504, a refused connection
 // and a timeout; and, where the contract has retryAfterSeconds, Retry-After as seconds, as a
 // future and a past HTTP-date, and absent. Before, search_orders' error rows were never tried.
@@ -133,7 +134,7 @@ func TestFixturesCoverEveryMappingRow(t *testing.T) {
 					}
 				}
 				if b.RetryAfter != "" {
-					have["retry-after:"+b.RetryAfter] = true
+					have["retry-after:"+string(b.RetryAfter)] = true
 				}
 			}
 			want := []string{"missing", "malformed", "401", "403", "404", "429", "500", "502", "503", "504", "refused", "timeout"}
@@ -195,7 +196,7 @@ func result(payload map[string]any, isError bool) *mcp.CallToolResult {
 }
 
 // TestPastRetryAfterDateMeansZero: an HTTP-date already passed means no wait, so
-// retryAfterSeconds must be 0 (within the 2 s §4 allows an HTTP-date) — not negative, not
+// retryAfterSeconds must be 0 (within the 2 s docs/grading.md#retry-after-seconds allows an HTTP-date) — not negative, not
 // null, not a string.
 func TestPastRetryAfterDateMeansZero(t *testing.T) {
 	lib := embeddedLibrary(t)
@@ -218,7 +219,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 }
 
 // TestTextBlockMirrorsStructuredContent: a result with structuredContent whose first text
-// block is prose, another JSON value, or absent fails (exercise-orders.md §3).
+// block is prose, another JSON value, or absent fails (docs/grading.md#tool-results).
 func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "lookup-not-found")
@@ -235,7 +236,7 @@ func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 		"not text [0]": {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png"}}},
 	} {
 		probs := checkCall(f, dr, callOutcome{res: res}, c)
-		if !strings.Contains(strings.Join(probs, "\n"), "content block") {
+		if !strings.Contains(strings.Join(probs.texts(), "\n"), "content block") || !slices.Equal(probs.rules(), []RuleID{RuleTextMirror}) {
 			t.Errorf("%s: problems %q do not name the content block", name, probs)
 		}
 	}
@@ -247,7 +248,7 @@ func TestMissingSuccessKeySaysMissing(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "search-empty")
 	dr := newDrawer(1).draw(f, 0, "")
-	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c), "\n")
+	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c).texts(), "\n")
 	if !strings.Contains(probs, `"orders" is missing`) || strings.Contains(probs, "null") {
 		t.Errorf("problems %q; want `\"orders\" is missing`, no null", probs)
 	}
@@ -328,9 +329,10 @@ func TestUnauthorizedRequestSaysTheAPIAnswered401(t *testing.T) {
 	f := katas.Fixture{Backend: katas.Backend{Kind: katas.BackendOK}}
 	dr := drawn{beh: &behaviour{kind: katas.BackendOK}}
 	out := callOutcome{requests: []apiRequest{{Method: "GET", Path: "/orders/ORD-1234", Authorized: false}}}
-	var got []string
-	checkRequests(f, dr, out, func(format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) })
-	if len(got) != 1 || !strings.Contains(got[0], "/orders/ORD-1234") || !strings.Contains(got[0], "answered it 401") || !strings.Contains(got[0], "${ORDERS_API_TOKEN}") {
+	var ps problems
+	checkRequests(f, dr, out, &ps)
+	got := ps.texts()
+	if len(got) != 1 || ps[0].rule != RuleBearerToken || !strings.Contains(got[0], "/orders/ORD-1234") || !strings.Contains(got[0], "answered it 401") || !strings.Contains(got[0], "${ORDERS_API_TOKEN}") {
 		t.Errorf("problems %q; want one naming the path, the 401 and ${ORDERS_API_TOKEN}", got)
 	}
 }

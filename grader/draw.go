@@ -9,7 +9,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 )
 
-// drawn is one fixture's random values, drawn from the run's seed (exercise-orders.md §2:
+// drawn is one fixture's random values, drawn from the run's seed (docs/grading.md#seed:
 // the seed varies values, never coverage).
 type drawn struct {
 	args       map[string]any
@@ -26,7 +26,7 @@ type drawn struct {
 	spare *drawn
 }
 
-// Malformed ids: strings in the wrong format, never values of the wrong JSON type (§2). Every
+// Malformed ids: strings in the wrong format, never values of the wrong JSON type (docs/grading.md#malformed-arguments). Every
 // form is tried in every run, one call each, with digits drawn from the seed; each form catches
 // a different shortcut in a format check (a prefix test, a case-insensitive match, a search
 // instead of a whole-string match, no check of the empty string).
@@ -100,7 +100,7 @@ func (d *drawer) between(lo, hi int) int { return lo + d.rng.IntN(hi-lo+1) }
 
 // drawCases draws every call a fixture makes in this run: one per status of its status list,
 // or one per malformed form when its arguments hold a malformed placeholder, else one. Each
-// case has its own ids, so the Orders API tells the calls apart (exercise-orders.md §2: the
+// case has its own ids, so the Orders API tells the calls apart (docs/grading.md#seed: the
 // seed varies values, never coverage).
 func (d *drawer) drawCases(f katas.Fixture) []drawn {
 	var forms []func(*drawer) string
@@ -173,11 +173,13 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 	if status == 0 && len(b.Status) > 0 {
 		beh.status = b.Status[0]
 	}
-	if beh.status == 429 {
+	// A 429 always has a delay drawn (sent unless RetryAfterNone); a 503 only when the
+	// fixture makes it carry Retry-After too (RFC 9110 §10.2.3 allows it on a 503).
+	if beh.status == 429 || beh.status == 503 && b.RetryAfter != "" && b.RetryAfter != katas.RetryAfterNone {
 		switch b.RetryAfter {
-		case "http-date":
+		case katas.RetryAfterHTTPDate:
 			beh.delay = d.between(20, 300)
-		case "http-date-past":
+		case katas.RetryAfterHTTPDatePast:
 			beh.delay = -d.between(20, 300)
 		default:
 			beh.delay = d.between(2, 120)

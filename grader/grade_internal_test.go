@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestInterruptedRunSaysInterrupted(t *testing.T) {
 	defer cancel()
 	calls := 0
 	opts := Options{Seed: 1, SeedSet: true, Progress: func(e Event) {
-		if e.Phase == PhaseStart && strings.HasPrefix(e.Test, "lookup_order") {
+		if e.Kind == EventTestStarted && strings.HasPrefix(e.Test, "lookup_order") {
 			calls++
 			if calls == 2 { // the first call hangs; cancel while the run waits on it
 				cancel()
@@ -198,7 +199,7 @@ func TestNodeShimWarmsUpFetch(t *testing.T) {
 	lib := embeddedLibrary(t)
 	for _, id := range lib.IDs() {
 		p, _ := lib.Get(id)
-		if !contains(p.Languages, "node") || p.Fixtures["server"] == nil {
+		if !slices.Contains(p.Languages, "node") || p.Fixtures["server"] == nil {
 			continue
 		}
 		dir := filepath.Join(t.TempDir(), id)

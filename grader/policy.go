@@ -3,12 +3,13 @@ package grader
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
 )
 
-// Client outcome actions (exercise-orders.md §5).
+// Client outcome actions (docs/grading.md#client-messages).
 const (
 	ActionSuccess   = "success"
 	ActionEscalate  = "escalate"
@@ -24,9 +25,11 @@ type traceEvent struct {
 	Action   string  // outcome
 	Category *string // outcome (nil = JSON null)
 	Invoke   int     // for outcome: how many invokes preceded it
+	// rule is the client rule that made the decision (set by the oracle only).
+	rule RuleID
 }
 
-// String is the event as the client harness protocol writes it, e.g. "sleep 17" (§5).
+// String is the event as the client harness protocol writes it, e.g. "sleep 17" (docs/grading.md#client-messages).
 func (e traceEvent) String() string {
 	switch e.Type {
 	case "sleep":
@@ -59,52 +62,53 @@ func traceString(t []traceEvent) string {
 }
 
 // expectedTrace is the oracle: the exact decisions a correct client makes for a scenario's
-// payloads under its policy, following the seven rules of exercise-orders.md §5. payloads[k]
+// payloads under its policy, following the seven client rules in order (rules.go,
+// docs/grading.md#client-harness); each decision carries the rule that made it. payloads[k]
 // answers invoke k (the last repeats).
 func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 	var t []traceEvent
 	str := func(s string) *string { return &s }
+	outcome := func(rule RuleID, action string, cat *string, invokes int) []traceEvent {
+		return append(t, traceEvent{Type: "outcome", Action: action, Category: cat, Invoke: invokes, rule: rule})
+	}
 	retries := 0
 	for k := 0; ; k++ {
-		t = append(t, traceEvent{Type: "invoke"})
+		// An invoke after the first is a retry that client-4 allowed.
+		t = append(t, traceEvent{Type: "invoke", rule: RuleClientRetryBoth})
 		pl := payloads[min(k, len(payloads)-1)]
-		// Rule 1: anything but JSON true is a success.
 		if pl["isError"] != true {
-			return append(t, traceEvent{Type: "outcome", Action: ActionSuccess, Invoke: k + 1})
+			return outcome(RuleClientSuccess, ActionSuccess, nil, k+1)
 		}
 		cat, isStr := pl["errorCategory"].(string)
-		// Rule 2: escalate at once.
-		if isStr && contains(p.Escalate, cat) {
-			return append(t, traceEvent{Type: "outcome", Action: ActionEscalate, Category: str(cat), Invoke: k + 1})
+		if isStr && slices.Contains(p.Escalate, cat) {
+			return outcome(RuleClientEscalate, ActionEscalate, str(cat), k+1)
 		}
-		// Rule 3: an unknown or missing category is logged and aborted.
 		def, known := p.Categories[cat]
 		if !isStr || !known {
-			return append(t, traceEvent{Type: "log"}, traceEvent{Type: "outcome", Action: ActionAbort, Category: str("unknown"), Invoke: k + 1})
+			t = append(t, traceEvent{Type: "log", rule: RuleClientUnknown})
+			return outcome(RuleClientUnknown, ActionAbort, str("unknown"), k+1)
 		}
-		// Rule 4: retry only when the server's flag and the policy both say so.
 		if pl["isRetryable"] != true || !def {
-			return append(t, traceEvent{Type: "outcome", Action: ActionAbort, Category: str(cat), Invoke: k + 1})
+			return outcome(RuleClientRetryBoth, ActionAbort, str(cat), k+1)
 		}
-		// Rule 6: at most maxRetries retries.
 		if retries >= *p.MaxRetries {
-			return append(t, traceEvent{Type: "outcome", Action: ActionExhausted, Category: str(cat), Invoke: k + 1})
+			return outcome(RuleClientBounded, ActionExhausted, str(cat), k+1)
 		}
 		retries++
-		// Rule 5: retryAfterSeconds when it is a number, else exponential backoff.
 		if ra, ok := pl["retryAfterSeconds"].(float64); ok {
-			t = append(t, traceEvent{Type: "sleep", Seconds: ra})
+			t = append(t, traceEvent{Type: "sleep", Seconds: ra, rule: RuleClientSleep})
 		} else {
-			t = append(t, traceEvent{Type: "sleep", Seconds: *p.BaseDelaySeconds * math.Pow(*p.Multiplier, float64(retries-1))})
+			t = append(t, traceEvent{Type: "sleep", Seconds: *p.BaseDelaySeconds * math.Pow(*p.Multiplier, float64(retries-1)), rule: RuleClientSleep})
 		}
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// ruleText names the rule behind an expected decision for a failure message: "rule 5: …".
+func ruleText(e traceEvent, p katas.Policy) string {
+	r := rule(e.rule)
+	s := fmt.Sprintf("rule %s: %s", strings.TrimPrefix(string(r.ID), "client-"), r.Statement)
+	if r.ID == RuleClientBounded {
+		s += fmt.Sprintf(" (maxRetries is %d)", *p.MaxRetries)
 	}
-	return false
+	return s
 }

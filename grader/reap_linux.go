@@ -18,7 +18,7 @@ var subreaperOnce sync.Once
 
 // becomeSubreaper makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so a
 // learner's descendant that escaped its process group with setsid is re-parented to the
-// grader when its parent dies, where reapEscapees can find it (exercise-orders.md §7).
+// grader when its parent dies, where reapEscapees can find it (docs/grading.md#process-groups).
 func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
@@ -87,7 +87,7 @@ func belongsToRun(pid int, dir, token string) bool {
 
 // memoryLimit bounds a learner process's data segment and private writable mappings
 // (RLIMIT_DATA). RLIMIT_AS would break Node and Go, whose runtimes reserve large address
-// ranges they never touch (exercise-orders.md §7).
+// ranges they never touch (docs/grading.md#memory-limit).
 const memoryLimit = 2 << 30
 
 // limitMemory applies memoryLimit to a started process. The few instructions the process runs

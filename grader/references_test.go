@@ -1,30 +1,19 @@
 package grader_test
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/grader/reference"
+	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
-
-// expectation is a reference submission's expect.json: the exit code a grade must give, the
-// ids of exactly the tests that must fail, and, for exit 2, text the message must contain.
-type expectation struct {
-	Exit    int      `json:"exit"`
-	Fail    []string `json:"fail"`
-	Message string   `json:"message"`
-	// Seeds to grade with; default one fixed seed.
-	Seeds []int64 `json:"seeds"`
-}
 
 func library(t testing.TB) *katas.Library {
 	t.Helper()
@@ -35,8 +24,8 @@ func library(t testing.TB) *katas.Library {
 	return lib
 }
 
-// workspace writes kata's starter workspace for lang into a temp dir and lays the reference
-// folder ref over it (see reference.Lay; none when ref is empty).
+// workspace builds kata's workspace for lang from the reference folder ref ("" for the
+// untouched template) in a temp dir (references.Workspace).
 func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string {
 	t.Helper()
 	p, ok := lib.Get(kata)
@@ -44,21 +33,10 @@ func workspace(t testing.TB, lib *katas.Library, kata, lang, ref string) string 
 		t.Fatalf("no packet %s", kata)
 	}
 	dir := filepath.Join(t.TempDir(), "ws")
-	if err := reference.Lay(p, lang, ref, dir); err != nil {
+	if err := references.Workspace(p, lang, ref, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func failing(r *grader.Report) []string {
-	var ids []string
-	for _, t := range r.Tests {
-		if t.Status != grader.StatusPass {
-			ids = append(ids, t.ID)
-		}
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // TestReferenceSubmissions grades every reference submission in testdata and checks that the
@@ -75,17 +53,9 @@ func TestReferenceSubmissions(t *testing.T) {
 				kata, lang, ref := kd.Name(), ld.Name(), filepath.Join(root, kd.Name(), ld.Name(), rd.Name())
 				t.Run(kata+"/"+lang+"/"+rd.Name(), func(t *testing.T) {
 					t.Parallel()
-					raw, err := os.ReadFile(filepath.Join(ref, "expect.json"))
+					want, err := references.ReadExpectation(ref)
 					if err != nil {
-						t.Fatalf("%s has no expect.json: every reference says which tests it must fail", ref)
-					}
-					var want expectation
-					if err := json.Unmarshal(raw, &want); err != nil {
-						t.Fatalf("%s/expect.json: %v", ref, err)
-					}
-					sort.Strings(want.Fail)
-					if len(want.Seeds) == 0 {
-						want.Seeds = []int64{1}
+						t.Fatal(err)
 					}
 					for _, seed := range want.Seeds {
 						dir := workspace(t, lib, kata, lang, ref)
@@ -96,13 +66,19 @@ func TestReferenceSubmissions(t *testing.T) {
 						if want.Message != "" && !strings.Contains(rep.Message, want.Message) {
 							t.Errorf("seed %d: message %q does not contain %q", seed, rep.Message, want.Message)
 						}
-						if got := failing(rep); strings.Join(got, ",") != strings.Join(want.Fail, ",") {
+						if got := references.Failing(rep); strings.Join(got, ",") != strings.Join(want.Fail, ",") {
 							t.Errorf("seed %d: failing tests\n got  %v\n want %v", seed, got, want.Fail)
 							for _, tr := range rep.Tests {
 								if tr.Status != grader.StatusPass {
 									t.Logf("%s: %s", tr.ID, tr.Message)
 								}
 							}
+						}
+						// Learner text reaches every report sanitised (docs/grading.md#failure-messages).
+						var text bytes.Buffer
+						grader.WriteText(&text, rep, grader.TextOptions{Verbose: true})
+						if strings.ContainsRune(text.String(), 0x1b) {
+							t.Errorf("seed %d: the text report carries an escape sequence", seed)
 						}
 						assertNoProcessesIn(t, dir)
 					}

@@ -1,7 +1,11 @@
 package grader
 
 import (
+	"sort"
+	"strings"
 	"time"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
@@ -14,7 +18,7 @@ const (
 
 // Report is the outcome of one grading run. Its JSON field names follow Exercism's
 // results.json v3 (version, status, message, tests) plus kata, seed and duration_ms
-// (exercise-orders.md §6).
+// (docs/grading.md#json-report).
 type Report struct {
 	Version int    `json:"version"`
 	Status  string `json:"status"`
@@ -48,6 +52,9 @@ type TestResult struct {
 	TaskID int `json:"task_id"`
 	// Rule is the contract rule the test checks, in words.
 	Rule string `json:"rule,omitempty"`
+	// FailedRules are the ids of the rules the test found broken (rules.go; explained in
+	// docs/grading.md#rule-<id>), in the order found; empty when it passed.
+	FailedRules []RuleID `json:"failed_rules,omitempty"`
 	// Duration of the test; not serialised.
 	Duration time.Duration `json:"-"`
 }
@@ -67,7 +74,7 @@ func (r *Report) Counts() (pass, fail, errored int) {
 	return
 }
 
-// ExitCode is the process exit code for the report (exercise-orders.md §6): 0 when every test
+// ExitCode is the process exit code for the report (docs/grading.md#exit-codes): 0 when every test
 // passed, 1 when some test failed, 2 when the submission could not be graded.
 func (r *Report) ExitCode() int {
 	switch r.Status {
@@ -80,21 +87,129 @@ func (r *Report) ExitCode() int {
 	}
 }
 
-// Event phases.
+// EventKind says what a progress Event reports.
+type EventKind string
+
+// Event kinds.
 const (
-	PhaseStart = "start"
-	PhaseDone  = "done"
-	PhaseInfo  = "info"
+	EventTestStarted  EventKind = "start" // a test began (Test set)
+	EventTestFinished EventKind = "done"  // a test finished (Test and Result set)
+	EventInfo         EventKind = "info"  // a message such as "building" (Message set)
 )
 
 // Event is a progress notice sent while grading: a test started or finished.
 type Event struct {
-	// Phase is "start" (a test began), "done" (a test finished, Result set) or "info"
-	// (a message such as "building" or "restarting the server").
-	Phase  string
+	// Kind says what the event reports.
+	Kind   EventKind
 	Test   string
 	Result *TestResult
 	// Done and Total count finished tests and all tests of the run.
 	Done, Total int
 	Message     string
+}
+
+// announceStart tells the progress callback a test began.
+func (r *run) announceStart(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.Progress != nil {
+		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, Done: r.done, Total: r.total})
+	}
+}
+
+func (r *run) info(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.Progress != nil {
+		r.opts.Progress(Event{Kind: EventInfo, Message: msg, Done: r.done, Total: r.total})
+	}
+}
+
+// withVerdict sets a test's status from its problems (none is a pass) and its message.
+func withVerdict(t TestResult, probs []string, detail string) TestResult {
+	if t.Status == "" {
+		t.Status = StatusPass
+		if len(probs) > 0 {
+			t.Status = StatusFail
+		}
+	}
+	if len(probs) > 0 {
+		t.Message = strings.Join(probs, "\n")
+		if detail != "" {
+			t.Message += "\n" + detail
+		}
+	}
+	return t
+}
+
+// recordVerdict records a test with the verdict of its problems and the rules they broke.
+func (r *run) recordVerdict(t TestResult, probs problems, detail string) {
+	t.FailedRules = probs.rules()
+	r.record(withVerdict(t, probs.texts(), detail))
+}
+
+// announceDone sanitises a finished test (Sanitize) and reports it to the progress callback
+// without recording it; it returns the sanitised test.
+func (r *run) announceDone(t TestResult) TestResult {
+	t = sanitizeTest(t)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
+	if r.opts.Progress != nil {
+		tc := t
+		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
+	}
+	return t
+}
+
+// record announces a test and appends it to the report.
+func (r *run) record(t TestResult) {
+	t = r.announceDone(t)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Tests = append(r.rep.Tests, t)
+}
+
+// report ends the run: the status from the tests (pass when all passed) and the duration.
+func (r *run) report() *Report {
+	r.rep.Status = StatusPass
+	for _, t := range r.rep.Tests {
+		if t.Status != StatusPass {
+			r.rep.Status = StatusFail
+		}
+	}
+	r.rep.DurationMS = time.Since(r.start).Milliseconds()
+	return r.rep
+}
+
+// errorReport ends a run that could not grade: status error, the sanitised reason, no tests.
+func (r *run) errorReport(err error) *Report {
+	r.rep.Status = StatusError
+	r.rep.Message = Sanitize(err.Error())
+	r.rep.Tests = []TestResult{}
+	r.rep.DurationMS = time.Since(r.start).Milliseconds()
+	return r.rep
+}
+
+// StepTitles maps task step numbers to titles for a report's kata, for grouping output.
+func StepTitles(p *katas.Packet) map[int]string {
+	m := map[int]string{}
+	for _, s := range p.Task.Steps {
+		m[s.Number] = s.Title
+	}
+	return m
+}
+
+// sortedSteps returns the task ids present in tests, ascending.
+func sortedSteps(tests []TestResult) []int {
+	seen := map[int]bool{}
+	var ids []int
+	for _, t := range tests {
+		if !seen[t.TaskID] {
+			seen[t.TaskID] = true
+			ids = append(ids, t.TaskID)
+		}
+	}
+	sort.Ints(ids)
+	return ids
 }

@@ -13,15 +13,15 @@ import (
 	"time"
 )
 
-// stderrCap is how much of a learner process's stderr is kept (exercise-orders.md §7).
+// stderrCap is how much of a learner process's stderr is kept (docs/grading.md#output-caps).
 const stderrCap = 64 << 10
 
 // passEnv are the only variables of the caller's environment a learner process inherits
-// (exercise-orders.md §1), so learner code never sees the user's own secrets.
+// (docs/grading.md#environment), so learner code never sees the user's own secrets.
 var passEnv = []string{"PATH", "HOME", "LANG", "TMPDIR"}
 
 // lookupEnv is the variable lookup for .mcp.json expansion: the grader's own variables, then
-// HOME, PATH, USER, LANG, TMPDIR from the caller's environment (exercise-orders.md §1).
+// HOME, PATH, USER, LANG, TMPDIR from the caller's environment (docs/grading.md#expansion).
 func lookupEnv(grader map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if v, ok := grader[name]; ok {
@@ -153,7 +153,7 @@ type tailBuffer struct {
 	total int64
 }
 
-// Write appends b, keeping only the newest cap bytes (the stderr tail of §7); it never fails.
+// Write appends b, keeping only the newest cap bytes (the stderr tail of docs/grading.md#output-caps); it never fails.
 func (t *tailBuffer) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -16,10 +16,10 @@ import (
 
 // ProtocolVersion is the MCP revision the grader speaks. It is pinned: from go-sdk v1.7 the
 // default is the 2026-07-28 revision, which probes with server/discover first, and a minimal
-// learner loop would hang on it (exercise-orders.md §3).
+// learner loop would hang on it (docs/grading.md#protocol-version).
 const ProtocolVersion = "2025-11-25"
 
-// maxMessage bounds one protocol message on the learner's stdout (exercise-orders.md §7).
+// maxMessage bounds one protocol message on the learner's stdout (docs/grading.md#output-caps).
 const maxMessage = 1 << 20
 
 // handshakeTimeout bounds the initialize exchange.
@@ -208,11 +208,4 @@ func isJSONRPC(b []byte) bool {
 		JSONRPC string `json:"jsonrpc"`
 	}
 	return b[0] == '{' && json.Unmarshal(b, &m) == nil && m.JSONRPC == "2.0"
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -3,8 +3,10 @@ package grader
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +25,13 @@ var skipDirs = map[string]bool{".kata": true, "__pycache__": true, "node_modules
 // editor swap files are ignored. Folders created later are watched too. It returns ctx's
 // error, or an error if the watcher cannot start.
 func WatchWorkspace(ctx context.Context, dir string, debounce time.Duration, onChange func()) error {
+	return WatchWorkspaceChanges(ctx, dir, debounce, func([]string) { onChange() })
+}
+
+// WatchWorkspaceChanges is WatchWorkspace that also says what changed: onChange gets the
+// paths, relative to dir and sorted, of the files and folders that changed since its last
+// call (never an ignored one).
+func WatchWorkspaceChanges(ctx context.Context, dir string, debounce time.Duration, onChange func(paths []string)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
@@ -43,6 +52,7 @@ func WatchWorkspace(ctx context.Context, dir string, debounce time.Duration, onC
 	addTree(dir)
 	var timer *time.Timer
 	fire := make(chan struct{}, 1)
+	changed := map[string]bool{} // relative paths since the last onChange
 	for {
 		select {
 		case <-ctx.Done():
@@ -54,6 +64,9 @@ func WatchWorkspace(ctx context.Context, dir string, debounce time.Duration, onC
 		case ev := <-w.Events:
 			if ignoredPath(dir, ev.Name) {
 				continue
+			}
+			if rel, err := filepath.Rel(dir, ev.Name); err == nil {
+				changed[rel] = true
 			}
 			if ev.Op&fsnotify.Create != 0 {
 				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
@@ -70,7 +83,9 @@ func WatchWorkspace(ctx context.Context, dir string, debounce time.Duration, onC
 				}
 			})
 		case <-fire:
-			onChange()
+			paths := slices.Sorted(maps.Keys(changed))
+			clear(changed)
+			onChange(paths)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// KataConfig is a workspace's kata.json (exercise-orders.md §1).
+// KataConfig is a workspace's kata.json (docs/grading.md#kata-json).
 type KataConfig struct {
 	Kata     string   `json:"kata"`
 	Language string   `json:"language"`

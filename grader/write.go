@@ -105,11 +105,3 @@ func header(r *Report) string {
 	}
 	return strings.Join(parts, " · ")
 }
-
-func indent(s, prefix string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
-}

@@ -2,10 +2,11 @@ package katas
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// ConfigChecks are the config rules the grader implements, by name (exercise-orders.md §6):
+// ConfigChecks are the config rules the grader implements, by name (docs/grading.md#config-rules):
 //   - "credential-refs": env and header values whose name looks like a credential are ${VAR}
 //     references, never literals;
 //   - "no-literal-secrets": no string anywhere in .mcp.json matches a secret detector rule
@@ -61,7 +62,7 @@ func parseConfigRules(file string, src []byte, ps *Problems) *ConfigSet {
 		if r.Task < 1 {
 			bad("task must name a task step")
 		}
-		if !contains(ConfigChecks, r.Check) {
+		if !slices.Contains(ConfigChecks, r.Check) {
 			bad("unknown check %q (known: %s)", r.Check, strings.Join(ConfigChecks, ", "))
 		}
 		seen[r.ID] = true

@@ -2,6 +2,7 @@ package katas
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -32,17 +33,17 @@ type Fixture struct {
 	Expect    Expect         `json:"expect"`
 }
 
-// Backend is what the grader's Orders API does for the fixture's ids (exercise-orders.md §2).
+// Backend is what the grader's Orders API does for the fixture's ids (docs/grading.md#api-failures).
 type Backend struct {
 	// Kind is one of the Backend* constants.
-	Kind string `json:"kind"`
+	Kind BackendKind `json:"kind"`
 	// Status lists HTTP statuses for BackendStatus (and FailPage). Every status is tried in
-	// every run, each with its own call and ids (exercise-orders.md §2: the seed varies values,
+	// every run, each with its own call and ids (docs/grading.md#seed: the seed varies values,
 	// never coverage).
 	Status []int `json:"status,omitempty"`
-	// RetryAfter for a 429: "seconds" (delay-seconds), "http-date" (RFC 9110 §10.2.3, in the
-	// future), "http-date-past" (an HTTP-date already passed: no wait, 0) or "none".
-	RetryAfter string `json:"retryAfter,omitempty"`
+	// RetryAfter is the form of the Retry-After header a 429 carries: one of the RetryAfter*
+	// constants; empty means none.
+	RetryAfter RetryAfterForm `json:"retryAfter,omitempty"`
 	// Pages for BackendPages is the [min, max] page count the seed picks from.
 	Pages []int `json:"pages,omitempty"`
 	// SlowPage makes one later page (2..n, seed-picked) hold the request past the timeout.
@@ -51,30 +52,86 @@ type Backend struct {
 	FailPage bool `json:"failPage,omitempty"`
 }
 
+// BackendKind is how the Orders API behaves for a fixture's ids (fixtures/<part>.json
+// "backend.kind").
+type BackendKind string
+
 // Backend kinds.
 const (
-	BackendNone   = "none"   // no request may reach the API
-	BackendOK     = "ok"     // 200 with an order
-	BackendStatus = "status" // an error status with its JSON body
-	BackendSlow   = "slow"   // holds the request past the timeout
-	BackendDrop   = "drop"   // closes the connection without answering
-	BackendPages  = "pages"  // a customer's orders over several pages
-	BackendEmpty  = "empty"  // a customer with no orders
+	BackendNone   BackendKind = "none"   // no request may reach the API
+	BackendOK     BackendKind = "ok"     // 200 with an order
+	BackendStatus BackendKind = "status" // an error status with its JSON body
+	BackendSlow   BackendKind = "slow"   // holds the request past the timeout
+	BackendDrop   BackendKind = "drop"   // closes the connection without answering
+	BackendPages  BackendKind = "pages"  // a customer's orders over several pages
+	BackendEmpty  BackendKind = "empty"  // a customer with no orders
 	// BackendRefused: nothing listens at ORDERS_API_URL, so the connection is refused. The
 	// grader runs such a fixture on a server instance started with a closed port's URL.
-	BackendRefused = "refused"
+	BackendRefused BackendKind = "refused"
 )
+
+// backendKinds are every BackendKind, for validation.
+var backendKinds = []BackendKind{BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty, BackendRefused}
+
+// RetryAfterForm is the form of the Retry-After header the Orders API sends with a 429
+// (RFC 9110 §10.2.3 allows delay-seconds or an HTTP-date).
+type RetryAfterForm string
+
+// Retry-After forms.
+const (
+	// RetryAfterSeconds sends delay-seconds: "Retry-After: 17".
+	RetryAfterSeconds RetryAfterForm = "seconds"
+	// RetryAfterHTTPDate sends an IMF-fixdate in the future: "Retry-After: Wed, 02 Dec 2026 10:00:17 GMT".
+	RetryAfterHTTPDate RetryAfterForm = "http-date"
+	// RetryAfterHTTPDatePast sends an HTTP-date already passed, which means no wait (0).
+	RetryAfterHTTPDatePast RetryAfterForm = "http-date-past"
+	// RetryAfterNone sends no Retry-After header.
+	RetryAfterNone RetryAfterForm = "none"
+)
+
+// retryAfterForms are every RetryAfterForm ("" means none too), for validation.
+var retryAfterForms = []RetryAfterForm{"", RetryAfterSeconds, RetryAfterHTTPDate, RetryAfterHTTPDatePast, RetryAfterNone}
+
+// SuccessKind is the success payload a fixture expects (fixtures/<part>.json "expect.success").
+type SuccessKind string
+
+// Success kinds, each naming the payload key that carries the result.
+const (
+	SuccessOrder  SuccessKind = "order"  // {"order": {...}}: the order the API returned
+	SuccessOrders SuccessKind = "orders" // {"orders": [...]}: every order of every page, in order
+	SuccessEmpty  SuccessKind = "empty"  // {"orders": []}: the customer has none
+	SuccessRefund SuccessKind = "refund" // {"refund": {...}}: the refund the API created
+)
+
+// successKinds are every SuccessKind, for validation.
+var successKinds = []SuccessKind{SuccessOrder, SuccessOrders, SuccessEmpty, SuccessRefund}
+
+// PayloadKey is the success payload's key for the kind: "orders" for SuccessEmpty, else the
+// kind's own name.
+func (k SuccessKind) PayloadKey() string {
+	if k == SuccessEmpty {
+		return string(SuccessOrders)
+	}
+	return string(k)
+}
+
+// RetryAfterExpect says what retryAfterSeconds must carry (fixtures/<part>.json
+// "expect.retryAfter").
+type RetryAfterExpect string
+
+// RetryAfterFromHeader means retryAfterSeconds carries the Retry-After the API sent, in whole
+// seconds (within 2 s for an HTTP-date). The empty value means null or absent.
+const RetryAfterFromHeader RetryAfterExpect = "header"
 
 // Expect is what the fixture's call must return.
 type Expect struct {
-	// Success is "order", "orders", "empty" or "refund" for a successful call; empty for an
-	// error.
-	Success string `json:"success,omitempty"`
+	// Success is the success payload expected (a SuccessKind); empty for an error.
+	Success SuccessKind `json:"success,omitempty"`
 	// Category is the errorCategory of the typed error payload expected.
 	Category string `json:"category,omitempty"`
-	// RetryAfter "header" means retryAfterSeconds must carry the Retry-After sent (within 2 s
-	// for an HTTP-date); otherwise retryAfterSeconds must be null or absent.
-	RetryAfter string `json:"retryAfter,omitempty"`
+	// RetryAfter RetryAfterFromHeader means retryAfterSeconds must carry the Retry-After sent
+	// (within 2 s for an HTTP-date); empty means it must be null or absent.
+	RetryAfter RetryAfterExpect `json:"retryAfter,omitempty"`
 	// Field is the argument a validation error must name (katas whose contract has `field`).
 	Field string `json:"field,omitempty"`
 	// ProtocolError, when non-zero, is the JSON-RPC error code expected instead of a result.
@@ -111,20 +168,16 @@ func parseFixtures(file string, src []byte, m *Manifest, ps *Problems) *FixtureS
 			bad("task must name a task step (1, 2, …)")
 		}
 		seen[f.ID] = true
-		if f.Expect.ProtocolError == 0 && !contains(m.Tools, f.Tool) {
+		if f.Expect.ProtocolError == 0 && !slices.Contains(m.Tools, f.Tool) {
 			bad("tool %q is not in the manifest's tools %v", f.Tool, m.Tools)
 		}
-		switch f.Backend.Kind {
-		case BackendNone, BackendOK, BackendStatus, BackendSlow, BackendDrop, BackendPages, BackendEmpty, BackendRefused:
-		default:
+		if !slices.Contains(backendKinds, f.Backend.Kind) {
 			bad("unknown backend kind %q", f.Backend.Kind)
 		}
 		if (f.Backend.Kind == BackendStatus || f.Backend.FailPage) && len(f.Backend.Status) == 0 {
 			bad("backend kind status (or failPage) needs a status list")
 		}
-		switch f.Backend.RetryAfter {
-		case "", "seconds", "http-date", "http-date-past", "none":
-		default:
+		if !slices.Contains(retryAfterForms, f.Backend.RetryAfter) {
 			bad("retryAfter must be seconds, http-date, http-date-past or none")
 		}
 		if f.Backend.Kind == BackendPages && (len(f.Backend.Pages) != 2 || f.Backend.Pages[0] < 1 || f.Backend.Pages[1] < f.Backend.Pages[0]) {
@@ -145,11 +198,14 @@ func parseFixtures(file string, src []byte, m *Manifest, ps *Problems) *FixtureS
 				bad("category %q is not in the contract (%s)", e.Category, strings.Join(m.Contract.CategoryNames(), ", "))
 			}
 		}
-		if e.Success != "" && !contains([]string{"order", "orders", "empty", "refund"}, e.Success) {
+		if e.RetryAfter != "" && e.RetryAfter != RetryAfterFromHeader {
+			bad("expect.retryAfter must be %q or absent", RetryAfterFromHeader)
+		}
+		if e.Success != "" && !slices.Contains(successKinds, e.Success) {
 			bad("success must be order, orders, empty or refund")
 		}
-		if _, hasField := m.Contract.Fields["field"]; hasField && e.Category == "validation" && e.Field == "" {
-			bad("the contract has `field`, so a validation expectation must name the argument (expect.field)")
+		if name, _, hasArg := m.Contract.Field(RoleArgument); hasArg && e.Category == "validation" && e.Field == "" {
+			bad("the contract has an argument field (%q), so a validation expectation must name the argument (expect.field)", name)
 		}
 	}
 	if len(fs.Fixtures) == 0 {

@@ -206,3 +206,57 @@ func TestInitNeverOverwrites(t *testing.T) {
 		t.Error("unknown language accepted")
 	}
 }
+
+// TestContractRoles: a field's role comes from its "role" or its standard name; a role that
+// needs another type, a role given twice, an unknown role and a contract without the three
+// roles every typed error has are problems naming packet.json and the field's line.
+func TestContractRoles(t *testing.T) {
+	manifest := func(fields string) string {
+		return `{
+  "format_version": 1, "id": "mini-kata", "title": "A minimal kata", "version": "0.1.0",
+  "summary": "s", "scenarios": ["customer-support"], "related": [],
+  "layers": ["knowledge", "prompts", "examples", "agents", "templates"],
+  "graded": ["server"], "tools": ["lookup_order"], "languages": ["python"],
+  "contract": {"categories": {"transient": true, "validation": false, "rate_limit": true},
+    "fields": {` + fields + `}}
+}`
+	}
+	base := `"isError": {"type": "boolean", "required": true},
+      "errorCategory": {"type": "string", "required": true},
+      "isRetryable": {"type": "boolean", "required": true}`
+	lib, err := Discover(packetWith(t, "packet.json", manifest(base+`,
+      "wait": {"type": "integer-or-null", "role": "retry-after", "carried_by": ["rate_limit", "transient"]}`)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lib.Packets()[0].Contract
+	if name, _, ok := c.Field(RoleRetryAfter); !ok || name != "wait" {
+		t.Errorf("Field(retry-after) = %q, %v; want the field named by its role", name, ok)
+	}
+	if name, _, _ := c.Field(RoleCategory); name != "errorCategory" {
+		t.Errorf("Field(category) = %q; want errorCategory, by its standard name", name)
+	}
+	if !c.CarriesWait("transient") || c.CarriesWait("validation") {
+		t.Errorf("CarriesWait follows carried_by: transient %v, validation %v", c.CarriesWait("transient"), c.CarriesWait("validation"))
+	}
+	cases := []struct{ name, fields, want string }{
+		{"wrong type for the role", base + `,
+      "retryAfterSeconds": {"type": "string"}`, `packet.json:10: contract field "retryAfterSeconds" has role "retry-after", which needs type "integer-or-null"`},
+		{"role twice", base + `,
+      "kind": {"type": "string", "role": "category"}`, `contract fields "errorCategory" and "kind" both have role "category"`},
+		{"unknown role", base + `,
+      "x": {"type": "string", "role": "colour"}`, `contract field "x" has unknown role "colour"`},
+		{"carried_by on another role", base + `,
+      "note": {"type": "string", "carried_by": ["transient"]}`, `contract field "note" has carried_by`},
+		{"no retryable role", `"isError": {"type": "boolean", "required": true},
+      "errorCategory": {"type": "string", "required": true}`, `the contract has no field with role "retryable"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Discover(packetWith(t, "packet.json", manifest(tc.fields)), "test")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v\ndoes not contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -129,7 +130,7 @@ func (l *Library) packetLayer(packetID, layer string) (*Packet, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown kata %q (known: %s)", packetID, strings.Join(l.IDs(), ", "))
 	}
-	if !contains(p.Layers, layer) {
+	if !slices.Contains(p.Layers, layer) {
 		return nil, fmt.Errorf("kata %s has no layer %q (layers: %s)", packetID, layer, strings.Join(p.Layers, ", "))
 	}
 	return p, nil

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -30,10 +31,13 @@ type Manifest struct {
 	Graded        []string `json:"graded"`
 	Tools         []string `json:"tools"`
 	Languages     []string `json:"languages"`
-	Contract      Contract `json:"contract"`
+	// Shims names the built-in protocol shims every workspace of the packet gets, such as
+	// "server" (the MCP stdio loop) and "client" (the client harness loop); see ShimsFolder.
+	Shims    []string `json:"shims,omitempty"`
+	Contract Contract `json:"contract"`
 }
 
-// Contract is a kata's typed error payload as data (exercise-orders.md §4): the categories with
+// Contract is a kata's typed error payload as data (docs/grading.md#error-payload): the categories with
 // each one's retryability, and the payload fields with their JSON types. One generic checker in
 // the grader applies it, so a new kata needs no Go code.
 type Contract struct {
@@ -46,13 +50,119 @@ type Contract struct {
 	Fields map[string]FieldRule `json:"fields"`
 }
 
-// FieldRule is one payload field's JSON type and whether an error payload must carry it.
+// FieldRule is one payload field's JSON type, whether an error payload must carry it, and
+// the role the grader checks it for (docs/packets.md "The contract").
 type FieldRule struct {
-	// Type is one of the FieldType* constants.
+	// Type is one of the Field* type constants.
 	Type string `json:"type"`
 	// Required says the key must be present in every error payload. A field of type
 	// integer-or-null or array-or-null that is absent counts as null.
 	Required bool `json:"required"`
+	// Role is what the field means to the grader beyond its type (one of the Role*
+	// constants). Empty means the role of the field's standard name (StandardRoles), or no
+	// role: only the type is checked.
+	Role FieldRole `json:"role,omitempty"`
+	// CarriedBy, for RoleRetryAfter, lists the categories whose payload carries the wait the
+	// API asked for; every other category has null. Empty means ["rate_limit"].
+	CarriedBy []string `json:"carried_by,omitempty"`
+}
+
+// FieldRole is what a contract field means to the grader's checks (docs/grading.md, "The
+// typed error payload").
+type FieldRole string
+
+// Field roles. Each may be given to at most one field of a contract.
+const (
+	// RoleIsError: a boolean that must agree with the CallToolResult's isError.
+	RoleIsError FieldRole = "is-error"
+	// RoleCategory: a string naming the failure's category, one of the contract's.
+	RoleCategory FieldRole = "category"
+	// RoleRetryable: a boolean equal to the category's retryability in the contract.
+	RoleRetryable FieldRole = "retryable"
+	// RoleRetryAfter: whole seconds from the API's Retry-After (RFC 9110 §10.2.3) for the
+	// categories in CarriedBy, null otherwise.
+	RoleRetryAfter FieldRole = "retry-after"
+	// RoleAttemptedQuery: a string containing every argument value of the call.
+	RoleAttemptedQuery FieldRole = "attempted-query"
+	// RolePartialResults: the orders fetched before the failure, in order, or null.
+	RolePartialResults FieldRole = "partial-results"
+	// RoleArgument: for a validation error, the name of the argument at fault, exactly as
+	// in the tool's input schema.
+	RoleArgument FieldRole = "argument"
+)
+
+// fieldRoles are every FieldRole with the field type it needs.
+var fieldRoles = map[FieldRole]string{
+	RoleIsError:        FieldBoolean,
+	RoleCategory:       FieldString,
+	RoleRetryable:      FieldBoolean,
+	RoleRetryAfter:     FieldIntegerOrNull,
+	RoleAttemptedQuery: FieldString,
+	RolePartialResults: FieldArrayOrNull,
+	RoleArgument:       FieldString,
+}
+
+// StandardRoles maps the conventional field names to their roles: a field with one of these
+// names and no "role" has that role.
+var StandardRoles = map[string]FieldRole{
+	"isError":           RoleIsError,
+	"errorCategory":     RoleCategory,
+	"isRetryable":       RoleRetryable,
+	"retryAfterSeconds": RoleRetryAfter,
+	"attemptedQuery":    RoleAttemptedQuery,
+	"partialResults":    RolePartialResults,
+	"field":             RoleArgument,
+}
+
+// defaultCarriedBy is the category whose payload carries Retry-After when a retry-after field
+// does not say.
+const defaultCarriedBy = "rate_limit"
+
+// RoleOf returns the role of the field name: its own "role", else its standard name's.
+func (c Contract) RoleOf(name string) FieldRole {
+	if r := c.Fields[name].Role; r != "" {
+		return r
+	}
+	return StandardRoles[name]
+}
+
+// Field returns the name and rule of the field with the given role; ok is false when the
+// contract has none.
+func (c Contract) Field(role FieldRole) (name string, rule FieldRule, ok bool) {
+	for _, n := range c.FieldNames() {
+		if c.RoleOf(n) == role {
+			return n, c.Fields[n], true
+		}
+	}
+	return "", FieldRule{}, false
+}
+
+// Retryable reports the contract's retryability for category (false for an unknown one).
+func (c Contract) Retryable(category string) bool { return c.Categories[category] }
+
+// CarriesWait reports whether a payload of category carries the Retry-After wait in the
+// contract's retry-after field (false when the contract has none).
+func (c Contract) CarriesWait(category string) bool {
+	_, rule, ok := c.Field(RoleRetryAfter)
+	if !ok {
+		return false
+	}
+	if len(rule.CarriedBy) == 0 {
+		return category == defaultCarriedBy
+	}
+	return slices.Contains(rule.CarriedBy, category)
+}
+
+// WaitCarriers lists the categories whose payload carries the wait (see CarriesWait).
+func (c Contract) WaitCarriers() []string {
+	_, rule, ok := c.Field(RoleRetryAfter)
+	switch {
+	case !ok:
+		return nil
+	case len(rule.CarriedBy) == 0:
+		return []string{defaultCarriedBy}
+	}
+	return rule.CarriedBy
 }
 
 // Field types a contract may name.
@@ -65,24 +175,10 @@ const (
 )
 
 // FieldNames returns the contract's field names sorted, for stable output.
-func (c Contract) FieldNames() []string {
-	names := make([]string, 0, len(c.Fields))
-	for n := range c.Fields {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c Contract) FieldNames() []string { return slices.Sorted(maps.Keys(c.Fields)) }
 
 // CategoryNames returns the contract's categories sorted.
-func (c Contract) CategoryNames() []string {
-	names := make([]string, 0, len(c.Categories))
-	for n := range c.Categories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c Contract) CategoryNames() []string { return slices.Sorted(maps.Keys(c.Categories)) }
 
 // gradedParts are the parts a packet may grade, each with fixtures/<part>.json.
 var gradedParts = []string{"server", "client", "config"}
@@ -121,7 +217,7 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 	seen := map[string]bool{}
 	for _, l := range m.Layers {
 		switch {
-		case !contains(LayerNames, l):
+		case !slices.Contains(LayerNames, l):
 			ps.add(file, fieldLine("layers"), "unknown layer %q (known: %s)", l, strings.Join(LayerNames, ", "))
 		case seen[l]:
 			ps.add(file, fieldLine("layers"), "layer %q is listed twice", l)
@@ -129,7 +225,7 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 		seen[l] = true
 	}
 	for _, g := range m.Graded {
-		if !contains(gradedParts, g) {
+		if !slices.Contains(gradedParts, g) {
 			ps.add(file, fieldLine("graded"), "unknown graded part %q (known: server, client, config)", g)
 		}
 	}
@@ -138,15 +234,41 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 			ps.add(file, fieldLine("languages"), "language %q must be a lower-case name such as python, node or go", lang)
 		}
 	}
+	roleOf := map[FieldRole]string{}
 	for _, name := range m.Contract.FieldNames() {
-		switch f := m.Contract.Fields[name]; f.Type {
+		f := m.Contract.Fields[name]
+		switch f.Type {
 		case FieldBoolean, FieldString, FieldNonEmptyString, FieldIntegerOrNull, FieldArrayOrNull:
 		default:
 			ps.add(file, fieldLine(name), "contract field %q has unknown type %q", name, f.Type)
 		}
+		role := m.Contract.RoleOf(name)
+		if len(f.CarriedBy) > 0 && role != RoleRetryAfter {
+			ps.add(file, fieldLine(name), "contract field %q has carried_by, which only a %q field takes", name, RoleRetryAfter)
+		}
+		if role == "" {
+			continue
+		}
+		want, known := fieldRoles[role]
+		switch {
+		case !known:
+			ps.add(file, fieldLine(name), "contract field %q has unknown role %q (known: %s)", name, role, strings.Join(roleNames(), ", "))
+		case want != f.Type && !(want == FieldString && f.Type == FieldNonEmptyString):
+			ps.add(file, fieldLine(name), "contract field %q has role %q, which needs type %q (it is %q)", name, role, want, f.Type)
+		case roleOf[role] != "":
+			ps.add(file, fieldLine(name), "contract fields %q and %q both have role %q; a role belongs to one field", roleOf[role], name, role)
+		}
+		roleOf[role] = name
 	}
 	if len(m.Graded) > 0 && len(m.Contract.Categories) == 0 && m.Contract.CategoriesFrom == "" {
 		ps.add(file, fieldLine("contract"), "a graded packet needs contract.categories")
+	}
+	if len(m.Graded) > 0 && len(m.Contract.Fields) > 0 {
+		for _, role := range []FieldRole{RoleIsError, RoleCategory, RoleRetryable} {
+			if _, _, ok := m.Contract.Field(role); !ok {
+				ps.add(file, fieldLine("fields"), "the contract has no field with role %q (every typed error says %s)", role, map[FieldRole]string{RoleIsError: "that it is an error", RoleCategory: "its category", RoleRetryable: "whether it is retryable"}[role])
+			}
+		}
 	}
 	return &m
 }
@@ -196,13 +318,14 @@ func jsonKeyLine(src []byte, name string) int {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// roleNames lists the known field roles, sorted.
+func roleNames() []string {
+	var out []string
+	for r := range fieldRoles {
+		out = append(out, string(r))
 	}
-	return false
+	slices.Sort(out)
+	return out
 }
 
 // String gives "id vVersion" for logs.

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,6 +35,8 @@ type Packet struct {
 	ConfigRules *ConfigSet
 
 	fsys fs.FS
+	// shims are the built-in shims the Library that loaded the packet has (nil: none).
+	shims *Shims
 }
 
 // FS returns the packet's own folder as a file system (templates, layers).
@@ -72,6 +76,9 @@ func (p *Packet) TrapCount() int {
 // layer. It is safe for concurrent use.
 type Library struct {
 	packets []*Packet
+	// shims are the built-in protocol shims: those of the first file system added that has a
+	// ShimsFolder (the embedded packets'), given to every packet, external ones too.
+	shims *Shims
 
 	mu       sync.Mutex
 	resident *Layer
@@ -96,6 +103,9 @@ func (l *Library) Add(fsys fs.FS, source string) error {
 	if err != nil {
 		return fmt.Errorf("reading packets from %s: %w", source, err)
 	}
+	if l.shims == nil {
+		l.shims = ShimsOf(fsys)
+	}
 	return l.addPackets(fsys, source, "", names)
 }
 
@@ -116,10 +126,16 @@ func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) er
 	var ps Problems
 	for _, name := range names {
 		p, probs := CheckPacket(fsys, name, source)
+		if p != nil {
+			file := path.Join(name, "packet.json")
+			src, _ := fs.ReadFile(fsys, file)
+			checkShims(file, src, &p.Manifest, l.shims, &probs)
+		}
 		if len(probs) > 0 {
 			ps = append(ps, probs.Rooted(root)...)
 			continue
 		}
+		p.shims = l.shims
 		l.put(p)
 	}
 	return ps.Err()
@@ -263,7 +279,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		if cats, err := contractCategories(fsys, dir, rel); err != nil {
 			ps.addErr(path.Join(dir, rel), err)
 		} else {
-			if m.Contract.Categories != nil && !sameCategories(m.Contract.Categories, cats) {
+			if m.Contract.Categories != nil && !maps.Equal(m.Contract.Categories, cats) {
 				ps.add(manifestFile, jsonKeyLine(manifestSrc, "categories"), "contract.categories disagrees with %s; keep one source", rel)
 			}
 			m.Contract.Categories = cats
@@ -271,7 +287,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 	}
 	p.Manifest = *m
 	for _, layer := range m.Layers {
-		if !contains(LayerNames, layer) {
+		if !slices.Contains(LayerNames, layer) {
 			continue // reported by parseManifest
 		}
 		files, err := layerFiles(fsys, dir, layer)
@@ -289,7 +305,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		return ok || !taskOK
 	}
 	for _, part := range m.Graded {
-		if !contains(gradedParts, part) {
+		if !slices.Contains(gradedParts, part) {
 			continue // reported by parseManifest
 		}
 		src, file, ok := read(path.Join("fixtures", part+".json"))
@@ -411,16 +427,4 @@ func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-func sameCategories(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -217,7 +218,7 @@ func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Arguments sections. It reads the files directly, so it never touches a library's resident
 // layer.
 func validatePrompts(fsys fs.FS, dir string, p *Packet, ps *Problems) {
-	if !contains(p.Layers, "prompts") {
+	if !slices.Contains(p.Layers, "prompts") {
 		return
 	}
 	names, err := layerFiles(fsys, dir, "prompts")

@@ -7,7 +7,7 @@ import (
 )
 
 // ScenarioSet is fixtures/client.json: the hidden scenarios the client harness plays against
-// a learner's retry policy (exercise-orders.md §5).
+// a learner's retry policy (docs/grading.md#client-harness).
 type ScenarioSet struct {
 	Part string `json:"part"`
 	// Policy is the default policy sent with every scenario; a scenario may override fields.
@@ -15,7 +15,7 @@ type ScenarioSet struct {
 	Scenarios []Scenario `json:"scenarios"`
 }
 
-// Policy is the retry policy handed to the client with a scenario (exercise-orders.md §5).
+// Policy is the retry policy handed to the client with a scenario (docs/grading.md#client-messages).
 // Nil fields inherit the set's default. Categories defaults to the contract's categories.
 type Policy struct {
 	MaxRetries       *int            `json:"maxRetries,omitempty"`

@@ -6,7 +6,7 @@ import (
 )
 
 // Task is the practical task: an introduction and numbered steps. A step's number is the
-// task_id graded tests report (exercise-orders.md §6).
+// task_id graded tests report (docs/grading.md#json-report).
 type Task struct {
 	Title string
 	// Intro is the Markdown before the first step.

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,6 +34,9 @@ type ValidateOptions struct {
 	// MinItems is the smallest item bank accepted; 0 means the package's MinItems (20). A
 	// workshop packet of a handful of items lowers it (kata validate --min-items).
 	MinItems int
+	// Shims are the built-in shims a packet's "shims" may name (ShimsOf the embedded packets);
+	// Validate uses its own file system's when nil.
+	Shims *Shims
 }
 
 // Validation is the outcome of validating one packet folder.
@@ -68,6 +72,9 @@ func Validate(fsys fs.FS, source string, opts ValidateOptions) ([]Validation, er
 	names, err := packetFolders(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("reading packets from %s: %w", source, err)
+	}
+	if opts.Shims == nil {
+		opts.Shims = ShimsOf(fsys)
 	}
 	var out []Validation
 	for _, name := range names {
@@ -111,13 +118,14 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	}
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
+	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
 	for _, l := range LayerNames {
-		if !contains(p.Layers, l) {
+		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))
 		}
 	}
 	for _, s := range p.Manifest.Scenarios {
-		if !contains(ScenarioIDs, s) {
+		if !slices.Contains(ScenarioIDs, s) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "scenarios"), "unknown scenario %q (known: %s)", s, strings.Join(ScenarioIDs, ", "))
 		}
 	}
@@ -130,7 +138,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 		v.Problems.add(exam, 1, "%d items; a packet needs at least %d (a smaller workshop packet: kata validate --min-items N)", len(p.Items), minItems)
 	}
 	for _, it := range p.Items {
-		if it.Scenario != "" && !contains(ScenarioIDs, it.Scenario) {
+		if it.Scenario != "" && !slices.Contains(ScenarioIDs, it.Scenario) {
 			v.Problems.add(exam, it.Line, "item %s: unknown scenario %q (known: %s)", it.ID, it.Scenario, strings.Join(ScenarioIDs, ", "))
 		}
 		if it.Choose > 1 && !saysChoose(it.Stem, it.Choose) {
@@ -152,7 +160,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	if entries, err := fs.ReadDir(fsys, path.Join(dir, "fixtures")); err == nil {
 		for _, e := range entries {
 			part, ok := strings.CutSuffix(e.Name(), ".json")
-			if ok && !contains(p.Graded, part) {
+			if ok && !slices.Contains(p.Graded, part) {
 				v.Problems.add(path.Join(dir, "fixtures", e.Name()), 0, "fixtures for %q, which packet.json does not grade (graded: %s)", part, strings.Join(p.Graded, ", "))
 			}
 		}

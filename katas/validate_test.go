@@ -37,7 +37,18 @@ func TestShippedPacketsValidate(t *testing.T) {
 func shippedCopy(t *testing.T, id string, edit map[string]func(string) string) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
-	err := fs.WalkDir(packets.FS, id, func(p string, d fs.DirEntry, err error) error {
+	// The built-in shims the packet names come along, as they do in the embedded packets.
+	err := fs.WalkDir(packets.FS, ShimsFolder, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(packets.FS, p)
+			m[p] = &fstest.MapFile{Data: b}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fs.WalkDir(packets.FS, id, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -341,5 +352,37 @@ func TestShippedCoverageCitesSeedLines(t *testing.T) {
 		if len(v.Seeds) != 1 || v.Seeds[0].TextLines == 0 {
 			t.Errorf("%s: seed summary %+v", v.Dir, v.Seeds)
 		}
+	}
+}
+
+// TestShims: a packet naming an unknown shim gets a problem on its manifest line; a template
+// file at a shim's path overrides the built-in one in the workspace.
+func TestShims(t *testing.T) {
+	const id = "mcp-error-responses"
+	bad := shippedCopy(t, id, map[string]func(string) string{
+		"packet.json": func(s string) string {
+			return strings.Replace(s, `"shims": ["server"]`, `"shims": ["server", "telepathy"]`, 1)
+		},
+	})
+	vs, err := Validate(bad, "test", ValidateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := vs[0].Problems.Error(); !strings.Contains(msg, id+`/packet.json:13: shims names "telepathy", which has no built-in python version`) {
+		t.Errorf("problems %q; want the unknown shim named with its line", msg)
+	}
+	own := shippedCopy(t, id, nil)
+	own[id+"/templates/python/mcp_shim.py"] = &fstest.MapFile{Data: []byte("# the packet's own shim\n")}
+	lib, err := Discover(own, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := lib.Get(id)
+	dir := filepath.Join(t.TempDir(), "ws")
+	if err := p.Init(dir, "python"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "mcp_shim.py")); string(b) != "# the packet's own shim\n" {
+		t.Errorf("mcp_shim.py is %.40q…; want the packet's own file, not the built-in shim", b)
 	}
 }

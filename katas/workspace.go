@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -26,12 +27,13 @@ const TemplateSuffix = ".tmpl"
 // learner's work is never overwritten.
 var ErrWorkspaceExists = errors.New("workspace folder is not empty")
 
-// Init writes a starter workspace for lang into dir: the files of templates/<lang>/ and TASK.md
-// (the packet's task.md). dir is created if needed and must be empty; an existing non-empty
+// Init writes a starter workspace for lang into dir: the files of templates/<lang>/, the
+// built-in shims the manifest names (ShimsFolder; the packet's own file wins where both have
+// one) and TASK.md (the packet's task.md). dir is created if needed and must be empty; an existing non-empty
 // folder gives ErrWorkspaceExists and is left untouched. Python byte-code caches are skipped,
 // and a trailing TemplateSuffix is removed from file names.
 func (p *Packet) Init(dir, lang string) error {
-	if !contains(p.Languages, lang) {
+	if !slices.Contains(p.Languages, lang) {
 		return fmt.Errorf("kata %s has no %q template (languages: %s)", p.ID, lang, strings.Join(p.Languages, ", "))
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -64,6 +66,9 @@ func (p *Packet) Init(dir, lang string) error {
 		rel = strings.TrimSuffix(rel, TemplateSuffix)
 		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), b, 0o644)
 	})
+	if err == nil {
+		err = p.writeShims(dir, lang)
+	}
 	if err != nil {
 		return fmt.Errorf("writing workspace %s: %w", dir, err)
 	}

@@ -4,8 +4,9 @@ package packets
 
 import "embed"
 
-// FS holds every shipped packet folder at its root (e.g. "mcp-structured-errors/packet.json").
-// The all: prefix keeps dot-files such as a template's .mcp.json.
+// FS holds every shipped packet folder at its root (e.g. "mcp-structured-errors/packet.json"),
+// and the protocol shims the packets' workspaces share under shims/ (katas.ShimsFolder). The
+// all: prefix keeps dot-files such as a template's .mcp.json.
 //
-//go:embed all:mcp-structured-errors all:mcp-error-responses all:mcp-engineering
+//go:embed all:mcp-structured-errors all:mcp-error-responses all:mcp-engineering all:shims
 var FS embed.FS

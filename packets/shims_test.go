@@ -1,54 +1,77 @@
 package packets
 
 import (
-	"bytes"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
-// TestProtocolShimsAreOneFile: each packet is self-contained (an instructor copies one folder),
-// so every graded packet carries its own copy of the protocol shims a learner need not touch
-// (mcp_shim.*, kata_client_shim.*, Go's internal/shim). The copies are one file by intent: a
-// fix to one must reach the others, or the same learner code would behave differently per kata.
-func TestProtocolShimsAreOneFile(t *testing.T) {
-	copies := map[string]map[string][]byte{} // path inside templates/ → packet → content
+// TestShimsExistOnce: each protocol shim lives once, under shims/<shim>/<lang>/; no packet's
+// templates carry a copy of a shim file (the copies drifted apart before; a fix to one must
+// reach every kata, or the same learner code would behave differently per kata).
+func TestShimsExistOnce(t *testing.T) {
+	shims := katas.ShimsOf(FS)
+	if shims == nil || len(shims.Names()) == 0 {
+		t.Fatal("no shims/ folder in the embedded packets")
+	}
+	shimFiles := map[string]string{} // lang/path → shim
+	for _, shim := range shims.Names() {
+		for _, lang := range []string{"python", "node", "go"} {
+			files, err := shims.Files(shim, lang)
+			if err != nil {
+				t.Fatalf("shim %s/%s: %v", shim, lang, err)
+			}
+			for _, f := range files {
+				shimFiles[lang+"/"+f] = shim
+			}
+		}
+	}
 	err := fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		packet, rest, _ := strings.Cut(p, "/")
-		inTemplates, ok := strings.CutPrefix(rest, "templates/")
-		if !ok || !strings.Contains(path.Base(inTemplates), "shim") && !strings.Contains(inTemplates, "/shim/") {
-			return nil
+		if inTemplates, ok := strings.CutPrefix(rest, "templates/"); ok && packet != katas.ShimsFolder {
+			if shim, dup := shimFiles[inTemplates]; dup {
+				t.Errorf("%s copies the %s shim's %s; name the shim in packet.json instead", p, shim, path.Base(inTemplates))
+			}
 		}
-		b, err := fs.ReadFile(FS, p)
-		if err != nil {
-			return err
-		}
-		if copies[inTemplates] == nil {
-			copies[inTemplates] = map[string][]byte{}
-		}
-		copies[inTemplates][packet] = b
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(copies) == 0 {
-		t.Fatal("no shim found in any packet's templates")
+}
+
+// TestInitWritesTheShims: a workspace made by Init has the shims its packet names, for every
+// language, with .tmpl removed; a packet without the client shim gets none of its files.
+func TestInitWritesTheShims(t *testing.T) {
+	lib, err := katas.Discover(FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for file, byPacket := range copies {
-		var first string
-		for p := range byPacket {
-			if first == "" || p < first {
-				first = p
+	want := map[string][]string{
+		"python": {"mcp_shim.py", "kata_client_shim.py"},
+		"node":   {"mcp_shim.mjs", "kata_client_shim.mjs"},
+		"go":     {"internal/shim/server.go", "internal/shim/client.go"},
+	}
+	for _, p := range lib.Packets() {
+		for _, lang := range p.Languages {
+			dir := filepath.Join(t.TempDir(), "ws")
+			if err := p.Init(dir, lang); err != nil {
+				t.Fatal(err)
 			}
-		}
-		for p, b := range byPacket {
-			if !bytes.Equal(b, byPacket[first]) {
-				t.Errorf("templates/%s differs between %s and %s; the shims are one file kept in every packet: copy the change to each", file, first, p)
+			for i, f := range want[lang] {
+				_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f)))
+				wanted := i == 0 || strings.Contains(strings.Join(p.Shims, ","), "client")
+				if wanted != (err == nil) {
+					t.Errorf("%s/%s: %s present %v, want %v (shims %v)", p.ID, lang, f, err == nil, wanted, p.Shims)
+				}
 			}
 		}
 	}

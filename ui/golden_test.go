@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -30,7 +32,7 @@ func golden(t *testing.T, d *driver, name string) {
 		t.Fatalf("%v (run go test -update)", err)
 	}
 	if got != string(want) {
-		t.Errorf("frame differs from %s:\n%s", path, got)
+		t.Errorf("frame differs from %s (run go test -update to accept it):\n%s", path, udiff.Unified(path, "got", string(want), got))
 	}
 }
 

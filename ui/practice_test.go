@@ -17,6 +17,9 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
+	"github.com/kata-mcp/kata/ui/components/question"
 )
 
 // drillTraps is a trap table of four rows, so each drill question has four options.
@@ -38,24 +41,24 @@ func drillLib(t *testing.T) *katas.Library {
 }
 
 // practice returns the practice deck on show.
-func (d *driver) practice() *practiceModel {
+func (d *driver) practice() *deck.Model {
 	m := d.m.(Model)
 	switch m.current {
-	case reviewScreen:
-		return m.review.practiceModel
-	case drillScreen:
+	case common.ReviewScreen:
+		return m.review.Model
+	case common.DrillScreen:
 		return m.sessions[m.packet].drill
 	}
-	return m.sessions[m.packet].exam
+	return m.sessions[m.packet].quiz
 }
 
 // pick answers the card on show right or wrong.
 func (d *driver) pick(right bool) {
 	d.t.Helper()
 	p := d.practice()
-	for i, o := range p.cur().opts {
-		if o.key == right {
-			d.press(letter(i))
+	for i, o := range p.Current().Opts {
+		if o.Key == right {
+			d.press(question.Letter(i))
 			return
 		}
 	}
@@ -67,32 +70,32 @@ func TestTrapDrillMissesComeBack(t *testing.T) {
 	d.press("enter", "d")
 	d.mustSee("Trap 1 of 4", "trap table: Server side", "Which pattern avoids this trap?", "Trap: ")
 	d.mustNotSee("Why it fails")
-	first := d.practice().cur()
+	first := d.practice().Current()
 	d.pick(false)
-	d.mustSee("✗ incorrect", "Why it fails: "+first.why, "The pattern for: ", "comes back later in the drill", "rated again")
+	d.mustSee("✗ incorrect", "Why it fails: "+first.Why, "The pattern for: ", "comes back later in the drill", "rated again")
 	d.mustSee("Trap 1 of 5") // the miss was queued again
 	for i := 0; i < 4; i++ {
 		d.press("n")
 		d.pick(true)
 		d.mustSee("✓ correct")
 	}
-	if d.practice().cur().cardID != first.cardID {
-		t.Errorf("the fifth card is %s, want the missed %s", d.practice().cur().trap, first.trap)
+	if d.practice().Current().CardID != first.CardID {
+		t.Errorf("the fifth card is %s, want the missed %s", d.practice().Current().Trap, first.Trap)
 	}
 	// It comes back with its key under another letter.
-	keyAt := func(c card) int {
-		for i, o := range c.opts {
-			if o.key {
+	keyAt := func(c deck.Card) int {
+		for i, o := range c.Opts {
+			if o.Key {
 				return i
 			}
 		}
 		return -1
 	}
-	if keyAt(d.practice().cur()) == keyAt(first) {
-		t.Errorf("the missed card came back with its key still at %s)", letter(keyAt(first)))
+	if keyAt(d.practice().Current()) == keyAt(first) {
+		t.Errorf("the missed card came back with its key still at %s)", question.Letter(keyAt(first)))
 	}
 	d.press("n")
-	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.trap)
+	d.mustSee("Trap drill — done", "Score: 3/4 (75%)", "right the first time", "Missed:", first.Trap)
 	if len(st.answers) != 5 {
 		t.Fatalf("%d answers recorded, want 5", len(st.answers))
 	}
@@ -141,8 +144,9 @@ func TestReviewRunsDueThenNewCards(t *testing.T) {
 	d := newDriver(t, Options{Store: st, Start: StartReview}, 80, 24)
 	// mk-02 is due; mk-01 is new; the two trap rows have one distractor each.
 	d.mustSee("Review · 1 due · 3 new", "Card 1 of 4", "mk-02", "A search finds nothing.")
+	d.mustNotSee("Empty search") // the title shows once answered
 	d.pick(false)
-	d.mustSee("✗ incorrect", "rated again")
+	d.mustSee("✗ incorrect", "rated again", "Empty search")
 	for i := 0; i < 3; i++ {
 		d.press("n")
 		d.pick(true)
@@ -170,7 +174,7 @@ func TestCatalogShowsProgress(t *testing.T) {
 	st.due = []progress.DueCard{{CardID: srs.ItemCardID(p.ID, p.Items[0]), Kind: srs.KindItem, Kata: p.ID}}
 	st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "fail", Passed: 7, Failed: 2}}
 	d := newDriver(t, Options{Store: st, NoColor: true}, 80, 24)
-	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no exam yet · last grade FAIL 7/9 · 1 due")
+	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no mock exam yet · last grade FAIL 7/9 · 1 due")
 	d.press("enter")
 	d.mustSee("Errors carry")
 	d.press("2")
@@ -208,10 +212,8 @@ func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 		ran = append(ran, strings.Join(cmd.Args, " ")+" in "+cmd.Dir)
 		return func() tea.Msg { return done(nil) }
 	}
-	t.Setenv("VISUAL", "")
-	t.Setenv("EDITOR", "myeditor --wait")
 	root := t.TempDir()
-	d := newDriver(t, Options{Store: st, Grade: grade, Exec: fakeExec, Workspace: func(id string) string { return filepath.Join(root, id) }}, 80, 24)
+	d := newDriver(t, Options{Store: st, Grade: grade, Exec: fakeExec, Editor: "myeditor --wait", Workspace: func(id string) string { return filepath.Join(root, id) }}, 80, 24)
 	d.press("enter", "w", "e")
 	d.mustSee("no workspace yet")
 	d.press("i", "g")
@@ -227,16 +229,20 @@ func TestTaskRecordsGradeAndOpensEditor(t *testing.T) {
 	d.mustSee("Back from the editor.")
 }
 
-func TestEditorCommand(t *testing.T) {
+// TestEditorFromEnvironment: $VISUAL first, then $EDITOR, else nothing (the task page runs vi).
+func TestEditorFromEnvironment(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
-	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "vi /w" {
-		t.Errorf("default editor %v", c.Args)
+	if ed := Editor(get); ed != "" {
+		t.Errorf("no editor set gave %q", ed)
 	}
 	env["EDITOR"] = "nano"
+	if ed := Editor(get); ed != "nano" {
+		t.Errorf("EDITOR gave %q", ed)
+	}
 	env["VISUAL"] = "code -w"
-	if c := editorCommand(get, "/w"); strings.Join(c.Args, " ") != "code -w /w" || c.Dir != "/w" {
-		t.Errorf("VISUAL editor %v in %s", c.Args, c.Dir)
+	if ed := Editor(get); ed != "code -w" {
+		t.Errorf("VISUAL and EDITOR gave %q", ed)
 	}
 }
 
@@ -264,17 +270,6 @@ func TestCopyPromptToClipboard(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 40, Height: 12})
 	d.mustSee("characters).")
 	d.checkFrame(40, 12)
-}
-
-func TestParsePrompt(t *testing.T) {
-	p := parsePrompt("01-x.md", "# Review it\n\nIntro.\n\n```text\nYou are a reviewer.\nBe brief.\n```\n\nMore.\n")
-	if p.title != "Review it" || p.text != "You are a reviewer.\nBe brief." {
-		t.Errorf("%+v", p)
-	}
-	p = parsePrompt("dir/02-plain.md", "Just text.")
-	if p.title != "02-plain" || p.text != "Just text." {
-		t.Errorf("%+v", p)
-	}
 }
 
 func TestHelpOverlay(t *testing.T) {
@@ -318,7 +313,7 @@ func TestStartupWarning(t *testing.T) {
 // to three lines above the help line, and the frame still fits.
 func TestLongWarningWraps(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 24)
-	d.send(storeErrMsg{op: "submitting the exam", err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
+	d.send(common.StoreErrMsg{Op: "submitting the exam", Err: errors.New("progress store /home/learner/.local/state/kata/progress.db: submitting exam attempt 2: exam attempt 2 is already submitted")})
 	d.mustSee("⚠ progress not saved (submitting the exam)", "attempt 2 is already submitted")
 	d.checkFrame(80, 24)
 	d.mustSee("? keys • q quit")

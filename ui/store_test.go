@@ -2,12 +2,9 @@ package ui
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"sync"
-	"testing"
 	"time"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
@@ -189,7 +186,7 @@ func (s *memStore) Summary(kata string, now time.Time) (progress.KataSummary, er
 			sum.LayersRead = append(sum.LayersRead, k[len(kata)+1:])
 		}
 	}
-	sort.Strings(sum.LayersRead)
+	slices.Sort(sum.LayersRead)
 	for _, a := range s.attempts {
 		if !a.Finished.IsZero() && a.Scaled > sum.BestScaled {
 			sum.BestScaled = a.Scaled
@@ -213,25 +210,4 @@ func (s *memStore) attempt(id int64) progress.Attempt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return *s.attempts[id-1]
-}
-
-// TestWriterSkipsSupersededSaves: two saves of one exam item whose commands run in the wrong
-// order leave the newer answer.
-func TestWriterSkipsSupersededSaves(t *testing.T) {
-	st := newMemStore()
-	c := &common{store: st, writer: newWriter()}
-	save := func(choice string) tea.Cmd {
-		return c.write("exam:1:k/i", saveOp, func(s Store) error {
-			return s.SaveExamAnswer(1, "k/i", []string{choice}, false, time.Time{})
-		}, nil)
-	}
-	older, newer := save("a"), save("b")
-	newer()
-	older()
-	if got := st.exam[1]["k/i"].Chosen; len(got) != 1 || got[0] != "b" {
-		t.Errorf("saved %v, want [b]", got)
-	}
-	if st.saves != 1 {
-		t.Errorf("%d saves ran, want 1 (the older one skipped)", st.saves)
-	}
 }

@@ -1,13 +1,20 @@
 // Package ui is kata's interactive terminal interface: one Bubble Tea root model that owns the
 // global keys (quit, back, the ? help overlay), the help line and the store warning line, and
-// routes messages to the screens: the catalog (with progress per kata), a packet's layers, its
-// practice quiz, trap tables, trap drill and task, the timed mock exam across katas (result and
-// review), and the spaced-repetition review of due cards.
+// routes messages to the pages. The packages:
 //
-// Screens are components: each has its own keys, SetSize, and an Update that does no I/O.
-// Everything that touches the disk (layers, the progress Store, grading, the editor) runs in a
-// tea.Cmd and comes back as a message; a Store failure becomes a one-line warning and never
-// stops the interface.
+//   - ui/keymap: every key binding, grouped by screen (the mock exam's flag key is
+//     keymap.MockExam.Flag); help lines and screen hints are built from it.
+//   - ui/common: what every page shares (size, library, styles, keymap, clock, progress store),
+//     the Page interface, the messages pages send the root, and the text formatters.
+//   - ui/components: viewport (size, scroll keys, wheel), question (options, marks, reveal),
+//     stem (a stem rendered off the Update loop), tabs, and deck (a practice deck of cards).
+//   - ui/pages: catalog, kata (layers, prompt copy), quiz, traps, drill, task, mockexam, review.
+//   - ui/markdown and ui/traptable: rendering Markdown and trap tables for the terminal.
+//
+// Pages do no I/O in Update. Everything that touches the disk (layers, the progress Store,
+// grading, watching the workspace, the editor) runs in a tea.Cmd and comes back as a message; a
+// Store failure becomes a one-line warning and never stops the interface. The environment is
+// read once, by Run.
 package ui
 
 import (
@@ -25,12 +32,22 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/ui/markdown"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
+	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/ui/pages/catalog"
+	"github.com/kata-mcp/kata/ui/pages/drill"
+	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/mockexam"
+	"github.com/kata-mcp/kata/ui/pages/quiz"
+	"github.com/kata-mcp/kata/ui/pages/review"
+	"github.com/kata-mcp/kata/ui/pages/task"
+	"github.com/kata-mcp/kata/ui/pages/traps"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and
 // returns the report (never nil). The default calls grader.Grade with the Library.
-type GradeFunc func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report
+type GradeFunc = task.GradeFunc
 
 // Start names the screen the interface opens on.
 type Start int
@@ -59,8 +76,8 @@ type Options struct {
 	// answers): callers decide with Theme. With NoColor the style is "notty" (or "ascii" if
 	// asked for).
 	Style string
-	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. New also sets it when the
-	// NO_COLOR environment variable is non-empty (https://no-color.org).
+	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. Run sets it when the NO_COLOR
+	// environment variable is non-empty (see NoColor); New reads no environment.
 	NoColor bool
 	// Language is the template language `i` creates a workspace from; empty means "python"
 	// when the packet has it, else the packet's first language.
@@ -76,139 +93,68 @@ type Options struct {
 	// tea.Tick. Tests pin both to drive the countdown by hand.
 	Now  func() time.Time
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
-	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
+	// Seed draws mock exams, drills and option orders; 0 means a new seed from the clock each time.
 	Seed int64
 	// Warning is shown on the warning line at start, e.g. why the store could not be opened.
 	Warning string
 	// Exec runs an external program (the editor) with the terminal handed over; nil means
 	// tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd
+	// Editor is the command line of the editor `e` opens the workspace in, e.g. "code -w";
+	// empty means vi. Run sets it from $VISUAL or $EDITOR (see Editor) when empty.
+	Editor string
 }
+
+// ExamOptions configure the mock exam: the katas it draws from, its size, time limit and scale.
+type ExamOptions = mockexam.Options
+
+// DefaultExamItems is the size of a mock exam when none is asked for.
+const DefaultExamItems = mockexam.DefaultItems
 
 // gradeStopTimeout bounds how long Run waits, after the program ends, for a running grading
 // to kill its processes and return.
 const gradeStopTimeout = 10 * time.Second
 
-// screenID names a screen.
-type screenID int
-
-const (
-	catalogScreen screenID = iota
-	kataScreen
-	examScreen // the packet's practice quiz
-	trapsScreen
-	taskScreen
-	drillScreen
-	mockScreen
-	reviewScreen
-)
-
-// screen is one page of the interface. Update does no I/O (it returns commands); SetSize is
-// called when the screen becomes active and on resize, with the space above the help line, and
-// may return a command to re-render for the new width or style.
-type screen interface {
-	help.KeyMap
-	Update(msg tea.Msg) tea.Cmd
-	View() string
-	SetSize(width, height int) tea.Cmd
-}
-
-// backer is a screen that handles esc itself while it has something to close; ok false lets
-// the root go back.
-type backer interface {
-	Back() (cmd tea.Cmd, ok bool)
-}
-
-// common is what every screen shares: the library, the options, the current look, the store
-// and the clock.
-type common struct {
-	lib     *katas.Library
-	opts    Options
-	st      styles
-	mdStyle string
-	loader  *layerLoader
-	runs    *runTracker
-	watch   *watchers
-	store   Store
-	writer  *writer
-	gen     int // the last generation handed out
-}
-
-// nextGen returns a new generation number: an exam or review session's messages carry it, so a
-// message from an earlier session (a late tick) is told apart even across new screen models.
-func (c *common) nextGen() int {
-	c.gen++
-	return c.gen
-}
-
-// now reads the clock.
-func (c *common) now() time.Time {
-	if c.opts.Now != nil {
-		return c.opts.Now()
-	}
-	return time.Now()
-}
-
-// tick schedules fn's message after d.
-func (c *common) tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-	if c.opts.Tick != nil {
-		return c.opts.Tick(d, fn)
-	}
-	return tea.Tick(d, fn)
-}
-
-// seed returns the seed of a new draw.
-func (c *common) seed() int64 {
-	if c.opts.Seed != 0 {
-		return c.opts.Seed
-	}
-	return c.now().UnixNano()
+// app is what the root holds for the pages it builds: the Common, the options, and the
+// services shared across packets (the layer loader, the gradings in flight, the watchers).
+type app struct {
+	common.Common
+	opts   Options
+	loader *kata.Loader
+	runs   *task.Runs
+	watch  *task.Watchers
 }
 
 // session holds the screens of one opened packet, kept while the program runs so that
 // returning to a packet finds its quiz progress and grade results.
 type session struct {
-	kata  *kataModel
-	exam  *practiceModel
-	traps *trapsModel
-	task  *taskModel
-	drill *practiceModel
+	kata  *kata.Model
+	quiz  *deck.Model
+	traps *traps.Model
+	task  *task.Model
+	drill *deck.Model
 }
 
 // screens lists the session's screens.
-func (s *session) screens() []screen {
-	return []screen{s.kata, s.exam, s.traps, s.task, s.drill}
+func (s *session) screens() []common.Page {
+	return []common.Page{s.kata, s.quiz, s.traps, s.task, s.drill}
 }
-
-// openPacketMsg asks the root to open a packet's kata screen.
-type openPacketMsg struct{ id string }
-
-// navMsg asks the root to show another screen of the current packet.
-type navMsg struct{ to screenID }
-
-// startMockMsg asks the root for the mock exam; startReviewMsg for a review session.
-type (
-	startMockMsg   struct{}
-	startReviewMsg struct{}
-)
-
-func navigate(to screenID) tea.Cmd { return func() tea.Msg { return navMsg{to} } }
 
 // Model is the root Bubble Tea model: it owns the global keys (q and ctrl+c quit, esc goes
 // back, ? shows every key), the help line, the store warning and the screen stack, and routes
 // every other message to the screens.
 type Model struct {
-	c        *common
-	keys     globalKeys
+	c        *app
+	keys     *keymap.KeyMap
 	help     help.Model
 	width    int
 	height   int
-	catalog  *catalogModel
+	catalog  *catalog.Model
 	sessions map[string]*session
-	mock     *mockModel
-	review   *reviewModel
+	mockExam *mockexam.Model
+	review   *review.Model
 	packet   string
-	current  screenID
+	current  common.Screen
 	overlay  bool   // the full help is on show
 	warning  string // the last store failure, until the next key
 }
@@ -226,54 +172,43 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		opts.NoColor = true
-	}
-	c := &common{lib: lib, opts: opts, loader: newLayerLoader(lib), runs: newRunTracker(), watch: newWatchers(), store: opts.Store, writer: newWriter()}
-	switch {
-	case opts.NoColor:
-		c.mdStyle = markdown.StyleNoTTY
-		if opts.Style == markdown.StyleASCII {
-			c.mdStyle = opts.Style
-		}
-		c.st = newStyles(true, true)
-	case opts.Style != "":
-		c.mdStyle = opts.Style
-		c.st = newStyles(opts.Style != markdown.StyleLight, false)
-	default:
-		c.mdStyle = markdown.StyleFor(false, true)
-		c.st = newStyles(true, false)
-	}
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
+	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: task.NewRuns(), watch: task.NewWatchers()}
 	h := help.New()
-	h.Styles = c.st.help
+	h.Styles = c.Styles.Help
 	m := Model{
 		c:        c,
-		keys:     newGlobalKeys(),
+		keys:     c.Keys,
 		help:     h,
 		width:    80,
 		height:   24,
-		catalog:  newCatalog(c),
+		catalog:  catalog.New(c.Common),
 		sessions: map[string]*session{},
-		mock:     newMock(c, opts.Exam),
-		review:   newReview(c, opts.Exam.Katas),
+		mockExam: mockexam.New(c.Common, opts.Exam),
+		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
 	}
 	switch opts.Start {
 	case StartExam:
-		m.current = mockScreen
+		m.current = common.MockExamScreen
 	case StartReview:
-		m.current = reviewScreen
+		m.current = common.ReviewScreen
 	}
 	return m
 }
 
-// Run runs the interface on the terminal until the learner quits. A grading still running
-// is cancelled and awaited (its processes killed) before Run returns.
+// Run runs the interface on the terminal until the learner quits. It reads the environment
+// once, before New: NO_COLOR and the editor when opts leave them unset. A grading still
+// running is cancelled and awaited (its processes killed) before Run returns.
 func Run(lib *katas.Library, opts Options) error {
+	opts.NoColor = opts.NoColor || NoColor(os.Getenv)
+	if opts.Editor == "" {
+		opts.Editor = Editor(os.Getenv)
+	}
 	m := New(lib, opts)
 	_, err := tea.NewProgram(m).Run()
-	m.c.watch.stopAll()
-	m.c.runs.stopAll(gradeStopTimeout)
+	m.c.watch.StopAll()
+	m.c.runs.StopAll(gradeStopTimeout)
 	if err != nil {
 		return fmt.Errorf("ui: %w", err)
 	}
@@ -284,33 +219,33 @@ func Run(lib *katas.Library, opts Options) error {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.catalog.Refresh()}
 	switch m.current {
-	case mockScreen:
-		cmds = append(cmds, m.mock.Start())
-	case reviewScreen:
+	case common.MockExamScreen:
+		cmds = append(cmds, m.mockExam.Start())
+	case common.ReviewScreen:
 		cmds = append(cmds, m.review.Start())
 	}
 	return tea.Batch(cmds...)
 }
 
 // active returns the screen on show.
-func (m Model) active() screen {
+func (m Model) active() common.Page {
 	switch m.current {
-	case mockScreen:
-		return m.mock
-	case reviewScreen:
+	case common.MockExamScreen:
+		return m.mockExam
+	case common.ReviewScreen:
 		return m.review
 	}
 	if s, ok := m.sessions[m.packet]; ok {
 		switch m.current {
-		case kataScreen:
+		case common.KataScreen:
 			return s.kata
-		case examScreen:
-			return s.exam
-		case trapsScreen:
+		case common.QuizScreen:
+			return s.quiz
+		case common.TrapsScreen:
 			return s.traps
-		case taskScreen:
+		case common.TaskScreen:
 			return s.task
-		case drillScreen:
+		case common.DrillScreen:
 			return s.drill
 		}
 	}
@@ -332,7 +267,7 @@ func (m Model) warningLines() []string {
 	if m.warning == "" {
 		return nil
 	}
-	lines := strings.Split(wrapHanging("⚠ ", m.warning, m.width), "\n")
+	lines := strings.Split(common.WrapHanging("⚠ ", m.warning, m.width), "\n")
 	return lines[:min(len(lines), maxWarningLines, max(m.height-2, 1))]
 }
 
@@ -342,21 +277,21 @@ func (m Model) resize() tea.Cmd {
 }
 
 // back goes one screen up: from a packet's screens to its kata screen, from there and from the
-// exam and review to the catalog.
+// mock exam and the review to the catalog.
 func (m *Model) back() tea.Cmd {
-	if b, ok := m.active().(backer); ok {
+	if b, ok := m.active().(common.Backer); ok {
 		if cmd, handled := b.Back(); handled {
 			return cmd
 		}
 	}
 	switch m.current {
-	case catalogScreen:
+	case common.CatalogScreen:
 		return nil
-	case kataScreen, mockScreen, reviewScreen:
-		m.current = catalogScreen
+	case common.KataScreen, common.MockExamScreen, common.ReviewScreen:
+		m.current = common.CatalogScreen
 		return tea.Batch(m.resize(), m.catalog.Refresh())
 	default:
-		m.current = kataScreen
+		m.current = common.KataScreen
 	}
 	return m.resize()
 }
@@ -393,50 +328,53 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.MouseWheelMsg:
 		return m, m.active().Update(msg)
-	case storeErrMsg:
+	case common.StoreErrMsg:
 		m.warning = msg.String()
 		return m, tea.Batch(m.resize(), m.broadcast(msg))
-	case progressChangedMsg:
+	case common.ProgressChangedMsg:
 		return m, tea.Batch(m.catalog.Refresh(), m.broadcast(msg))
-	case openPacketMsg:
-		p, ok := m.c.lib.Get(msg.id)
+	case common.OpenPacketMsg:
+		p, ok := m.c.Lib.Get(msg.ID)
 		if !ok {
 			return m, nil
 		}
 		if _, ok := m.sessions[p.ID]; !ok {
 			m.sessions[p.ID] = &session{
-				kata:  newKata(m.c, p),
-				exam:  newPractice(m.c, quizDeck, "Quiz", "This packet has no exam items.", practiceCards(p, m.c.seed())),
-				traps: newTraps(m.c, p),
-				task:  newTask(m.c, p),
-				drill: newPractice(m.c, drillDeck, "Trap drill", "This packet has no trap table with two rows or more.", drillCards(p, m.c.seed())),
+				kata:  kata.New(m.c.Common, p, m.c.loader),
+				quiz:  quiz.New(m.c.Common, p),
+				traps: traps.New(m.c.Common, p),
+				task: task.New(m.c.Common, p, task.Options{
+					Dir: m.c.opts.Workspace(p.ID), Language: m.c.opts.Language, Grade: m.c.opts.Grade, Runs: m.c.runs,
+					Watch: m.c.opts.Watch, Watchers: m.c.watch, Editor: strings.Fields(m.c.opts.Editor), Exec: m.c.opts.Exec,
+				}),
+				drill: drill.New(m.c.Common, p),
 			}
 		}
-		m.packet, m.current = p.ID, kataScreen
+		m.packet, m.current = p.ID, common.KataScreen
 		return m, tea.Batch(m.resize(), m.sessions[p.ID].task.Open())
-	case navMsg:
+	case common.ShowMsg:
 		if _, ok := m.sessions[m.packet]; !ok {
 			return m, nil
 		}
-		m.current = msg.to
-		if a, ok := m.active().(interface{ Activate() }); ok {
+		m.current = msg.Screen
+		if a, ok := m.active().(common.Activator); ok {
 			a.Activate()
 		}
 		cmds := []tea.Cmd{m.resize()}
-		if msg.to == taskScreen {
+		if msg.Screen == common.TaskScreen {
 			cmds = append(cmds, m.sessions[m.packet].task.Open())
 		}
 		return m, tea.Batch(cmds...)
-	case startMockMsg:
-		m.current = mockScreen
-		if m.mock.taking() {
+	case common.StartMockExamMsg:
+		m.current = common.MockExamScreen
+		if m.mockExam.Taking() {
 			return m, m.resize()
 		}
-		m.mock = newMock(m.c, m.c.opts.Exam)
-		return m, tea.Batch(m.mock.Start(), m.resize())
-	case startReviewMsg:
-		m.current = reviewScreen
-		m.review = newReview(m.c, m.c.opts.Exam.Katas)
+		m.mockExam = mockexam.New(m.c.Common, m.c.opts.Exam)
+		return m, tea.Batch(m.mockExam.Start(), m.resize())
+	case common.StartReviewMsg:
+		m.current = common.ReviewScreen
+		m.review = review.New(m.c.Common, m.c.opts.Exam.Katas)
 		return m, tea.Batch(m.review.Start(), m.resize())
 	}
 	return m, m.broadcast(msg)
@@ -444,7 +382,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // broadcast gives a message to every screen.
 func (m Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := []tea.Cmd{m.catalog.Update(msg), m.mock.Update(msg), m.review.Update(msg)}
+	cmds := []tea.Cmd{m.catalog.Update(msg), m.mockExam.Update(msg), m.review.Update(msg)}
 	for _, s := range m.sessions {
 		for _, sc := range s.screens() {
 			cmds = append(cmds, sc.Update(msg))
@@ -459,14 +397,14 @@ func (m Model) View() tea.View {
 	sc := m.active()
 	var body string
 	if m.overlay {
-		body = fitBlock(m.fullHelp(sc), m.width, m.bodyHeight())
+		body = common.FitBlock(m.fullHelp(sc), m.width, m.bodyHeight())
 	} else {
-		body = fitBlock(sc.View(), m.width, m.bodyHeight())
+		body = common.FitBlock(sc.View(), m.width, m.bodyHeight())
 	}
 	if w := m.warningLines(); len(w) > 0 {
-		body += "\n" + fitBlock(m.c.st.fail.Render(strings.Join(w, "\n")), m.width, len(w))
+		body += "\n" + common.FitBlock(m.c.Styles.Fail.Render(strings.Join(w, "\n")), m.width, len(w))
 	}
-	line := fitBlock(m.helpLine(sc), m.width, 1)
+	line := common.FitBlock(m.helpLine(sc), m.width, 1)
 	v := tea.NewView(body + "\n" + line)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -476,7 +414,7 @@ func (m Model) View() tea.View {
 
 // helpLine renders the screen's keys followed by the global ones; when the line is too long
 // the screen's last keys are dropped first, so "esc back" and "q quit" always show.
-func (m Model) helpLine(sc screen) string {
+func (m Model) helpLine(sc common.Page) string {
 	own, global := sc.ShortHelp(), m.globalHelp()
 	if m.overlay {
 		own = nil
@@ -491,26 +429,21 @@ func (m Model) helpLine(sc screen) string {
 
 // globalHelp lists the global keys that apply on the active screen.
 func (m Model) globalHelp() []key.Binding {
-	if m.current == catalogScreen {
+	if m.current == common.CatalogScreen {
 		return []key.Binding{m.keys.Help, m.keys.Quit}
 	}
 	return []key.Binding{m.keys.Help, m.keys.Back, m.keys.Quit}
 }
 
 // fullHelp lays out every key of the active screen and the global keys.
-func (m Model) fullHelp(sc screen) string {
-	st := m.c.st
+func (m Model) fullHelp(sc common.Page) string {
+	st := m.c.Styles
 	h := m.help
 	h.SetWidth(m.width)
-	lines := []string{st.title.Render("Keys") + st.subtle.Render(" — "+screenName(m.current)), ""}
+	lines := []string{st.Title.Render("Keys") + st.Subtle.Render(" — "+m.current.String()), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
-	lines = append(lines, st.label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
-	lines = append(lines, "", st.subtle.Render(wrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
-		st.subtle.Render("? or esc closes this help."))
+	lines = append(lines, st.Label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
+		st.Subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
 	return strings.Join(lines, "\n")
-}
-
-// screenName names a screen for the help overlay.
-func screenName(id screenID) string {
-	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[id]
 }

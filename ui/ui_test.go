@@ -15,6 +15,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
 )
 
 // loadLib loads the test packets.
@@ -183,7 +184,7 @@ func (d *driver) view() string {
 	return strings.Join(lines, "\n")
 }
 
-func (d *driver) lib() *katas.Library { return d.m.(Model).c.lib }
+func (d *driver) lib() *katas.Library { return d.m.(Model).c.Lib }
 
 func (d *driver) mustSee(want ...string) {
 	d.t.Helper()
@@ -256,12 +257,13 @@ func TestLayersAreLoadedOneAtATime(t *testing.T) {
 func TestStaleRenderingIsDropped(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 24)
 	d.press("enter")
-	m := d.m.(Model)
-	k := m.sessions["mini-kata"].kata
-	old := k.want
-	// A result for another width arrives after the screen moved on: it must not show.
+	old := common.RenderKey{Doc: "mini-kata/knowledge", Width: 80, Style: "ascii"}
+	// While the screen wants that rendering, a result for it shows.
+	d.send(common.RenderedMsg{Key: old, Out: "CURRENT CONTENT"})
+	d.mustSee("CURRENT CONTENT")
+	// A result for the old width arrives after the screen moved on: it must not show.
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	d.send(renderedMsg{key: old, out: "STALE CONTENT"})
+	d.send(common.RenderedMsg{Key: old, Out: "STALE CONTENT"})
 	d.mustNotSee("STALE CONTENT")
 	d.mustSee("Errors carry **flags**")
 }
@@ -296,8 +298,9 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 	d.mustSee("Question 1 of 2", "mk-01", "customer-support", "What does the client do?",
 		") Retry, because the text says so.", ") Stop without retrying.", ") Ask the model to read the text.")
 	d.mustNotSee("The text is for people") // rationales only after answering
+	d.mustNotSee("Flags or prose")         // nor the title, which could cue the key
 	d.press(d.letterOf("Stop without retrying."))
-	d.mustSee("✓ correct", "The text is for people; control follows the flags.",
+	d.mustSee("Flags or prose", "✓ correct", "The text is for people; control follows the flags.",
 		"The flag says the failure will not heal by waiting.",
 		"That moves a deterministic decision back into the model.",
 		") Stop without retrying. [key] [your choice]", "rated good")
@@ -374,10 +377,10 @@ func TestTaskGradeShowsResults(t *testing.T) {
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
 		gotDir = dir
 		rep := stubReport()
-		progress(grader.Event{Phase: "info", Message: "starting the server"})
+		progress(grader.Event{Kind: grader.EventInfo, Message: "starting the server"})
 		for i, tr := range rep.Tests {
-			progress(grader.Event{Phase: "start", Test: tr.Name, Done: i, Total: 2})
-			progress(grader.Event{Phase: "done", Test: tr.Name, Result: &tr, Done: i + 1, Total: 2})
+			progress(grader.Event{Kind: grader.EventTestStarted, Test: tr.Name, Done: i, Total: 2})
+			progress(grader.Event{Kind: grader.EventTestFinished, Test: tr.Name, Result: &tr, Done: i + 1, Total: 2})
 			events++
 		}
 		return rep
@@ -426,7 +429,7 @@ func TestTaskErrorReport(t *testing.T) {
 func TestTaskProgressWhileRunning(t *testing.T) {
 	release := make(chan struct{})
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
-		progress(grader.Event{Phase: "start", Test: "first test", Done: 0, Total: 3})
+		progress(grader.Event{Kind: grader.EventTestStarted, Test: "first test", Done: 0, Total: 3})
 		<-release
 		return stubReport()
 	}
@@ -436,7 +439,7 @@ func TestTaskProgressWhileRunning(t *testing.T) {
 	// until release.
 	m := d.m.(Model)
 	task := m.sessions["mini-kata"].task
-	cmd := task.key(keyMsg("g"))
+	cmd := task.Update(keyMsg("g"))
 	var next tea.Cmd
 	for _, msg := range d.run(cmd) {
 		d.m, next = d.m.Update(msg)
@@ -460,8 +463,8 @@ func TestQuitFromAnywhere(t *testing.T) {
 func TestNoTerminalQueryAtStart(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	m := New(loadLib(t), Options{})
-	if m.c.mdStyle != "dark" {
-		t.Fatalf("start style %q, want dark", m.c.mdStyle)
+	if m.c.MDStyle != "dark" {
+		t.Fatalf("start style %q, want dark", m.c.MDStyle)
 	}
 	// Init may read the store, never the terminal: no message it yields is a colour query.
 	d := &driver{t: t, m: m}
@@ -470,7 +473,7 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 			t.Errorf("Init asks the terminal: %s", s)
 		}
 	}
-	if s := New(loadLib(t), Options{Style: "light"}).c.mdStyle; s != "light" {
+	if s := New(loadLib(t), Options{Style: "light"}).c.MDStyle; s != "light" {
 		t.Errorf("Style light gave %q", s)
 	}
 }
@@ -499,10 +502,16 @@ func TestTheme(t *testing.T) {
 	}
 }
 
+// TestNoColorUsesNoTTY: NO_COLOR set and not empty asks for no colour (https://no-color.org),
+// and NoColor renders Markdown with the notty style.
 func TestNoColorUsesNoTTY(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	m := New(loadLib(t), Options{})
-	if m.c.mdStyle != "notty" || !m.c.opts.NoColor {
-		t.Fatalf("NO_COLOR: style %q, NoColor %v", m.c.mdStyle, m.c.opts.NoColor)
+	for v, want := range map[string]bool{"": false, "1": true, "0": true} {
+		if got := NoColor(func(k string) string { return map[string]string{"NO_COLOR": v}[k] }); got != want {
+			t.Errorf("NO_COLOR=%q: NoColor %v", v, got)
+		}
+	}
+	m := New(loadLib(t), Options{NoColor: true})
+	if m.c.MDStyle != "notty" || !m.c.Styles.NoColor() {
+		t.Fatalf("NoColor: style %q, colourless styles %v", m.c.MDStyle, m.c.Styles.NoColor())
 	}
 }

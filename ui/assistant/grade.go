@@ -40,7 +40,7 @@ func (s *server) gradeWorkspace(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		opts.Progress = func(e grader.Event) {
-			if e.Phase == grader.PhaseDone {
+			if e.Kind == grader.EventTestFinished {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 					Progress: float64(e.Done), Total: float64(e.Total), Message: e.Test}) // best effort: a lost notice loses nothing
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/grader/reference"
+	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -389,7 +389,7 @@ func TestTransientErrors(t *testing.T) {
 	s, cs := connect(t, lib, Options{}, nil)
 	p, _ := lib.Get("mcp-structured-errors")
 	dir := filepath.Join(t.TempDir(), "ws")
-	if err := reference.Lay(p, "python", "", dir); err != nil {
+	if err := references.Workspace(p, "python", "", dir); err != nil {
 		t.Fatal(err)
 	}
 	if !s.startGrading(dir) {
@@ -524,7 +524,7 @@ func TestGradeReferences(t *testing.T) {
 	grade := func(ref string, progressToken any) (grader.Report, *mcp.CallToolResult) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "ws")
-		if err := reference.Lay(p, "python", referenceDir(p.ID, "python", ref), dir); err != nil {
+		if err := references.Workspace(p, "python", referenceDir(p.ID, "python", ref), dir); err != nil {
 			t.Fatal(err)
 		}
 		params := &mcp.CallToolParams{Name: ToolGradeWorkspace, Arguments: map[string]any{"workspace": dir, "seed": 1}}

@@ -6,7 +6,8 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -130,12 +131,7 @@ func ClampWidth(width int) int {
 
 // Styles lists the style names Render accepts, sorted.
 func Styles() []string {
-	names := make([]string, 0, len(styles.DefaultStyles))
-	for n := range styles.DefaultStyles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(styles.DefaultStyles))
 }
 
 // StyleFor picks the style for an output: "notty" without colour (NO_COLOR, not a terminal),

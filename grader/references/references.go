@@ -1,0 +1,225 @@
+// Package references builds graded workspaces from reference submissions — a kata's template,
+// then its correct reference, then one broken reference's fault (testdata/references/README.md)
+// — and checks a packet's references: the untouched template fails, the correct one passes.
+// The grader's tests, `kata validate --references` and `kata mcp`'s tests all build their
+// workspaces here, so a reference means the same thing to each.
+package references
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/internal/faultdiff"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// Seed is the fixtures' seed for checking references, so a run repeats exactly.
+const Seed = 1
+
+// Correct is the name of the folder of a kata and language's correct reference.
+const Correct = "correct"
+
+// Expectation is a reference's expect.json: the exit code a grade must give, the ids of
+// exactly the tests that must fail, for exit 2 a phrase the message must contain, and the
+// seeds to grade with (default Seed).
+type Expectation struct {
+	Exit    int      `json:"exit"`
+	Fail    []string `json:"fail"`
+	Message string   `json:"message"`
+	Seeds   []int64  `json:"seeds"`
+}
+
+// ReadExpectation reads ref/expect.json; Fail comes back sorted and Seeds never empty.
+func ReadExpectation(ref string) (Expectation, error) {
+	var e Expectation
+	raw, err := os.ReadFile(filepath.Join(ref, "expect.json"))
+	if err != nil {
+		return e, fmt.Errorf("%s has no expect.json: every reference says which tests it must fail", ref)
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return e, fmt.Errorf("%s/expect.json: %w", ref, err)
+	}
+	slices.Sort(e.Fail)
+	if len(e.Seeds) == 0 {
+		e.Seeds = []int64{Seed}
+	}
+	return e, nil
+}
+
+// Workspace writes p's template for lang into dir (which must not exist or be empty) and lays
+// the reference folder ref over it: for a correct reference its files; for any other, the
+// correct/ beside it first, then the folder's own files, then its fault.diff, which must apply
+// exactly. README.md, expect.json, fault.diff and Python byte-code caches are never copied. An
+// empty ref leaves the untouched template.
+func Workspace(p *katas.Packet, lang, ref, dir string) error {
+	if err := p.Init(dir, lang); err != nil {
+		return err
+	}
+	if ref == "" {
+		return nil
+	}
+	if filepath.Base(ref) != Correct {
+		correct := filepath.Join(filepath.Dir(ref), Correct)
+		if st, err := os.Stat(correct); err == nil && st.IsDir() {
+			if err := overlay(dir, correct); err != nil {
+				return err
+			}
+		}
+	}
+	if err := overlay(dir, ref); err != nil {
+		return err
+	}
+	fault := filepath.Join(ref, "fault.diff")
+	src, err := os.ReadFile(fault)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := faultdiff.Apply(dir, string(src)); err != nil {
+		return fmt.Errorf("%s: %w", fault, err)
+	}
+	return nil
+}
+
+// overlay copies the files of ref into dir, all but a reference's own notes and caches.
+func overlay(dir, ref string) error {
+	return filepath.WalkDir(ref, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "__pycache__" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(ref, path)
+		if err != nil {
+			return err
+		}
+		if rel == "README.md" || rel == "expect.json" || rel == "fault.diff" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+}
+
+// Grade builds the workspace of Workspace in a temporary folder, grades it with seed, and
+// removes the folder.
+func Grade(ctx context.Context, lib *katas.Library, p *katas.Packet, lang, ref string, seed int64) (*grader.Report, error) {
+	tmp, err := os.MkdirTemp("", "kata-reference-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "ws")
+	if err := Workspace(p, lang, ref, dir); err != nil {
+		return nil, err
+	}
+	return grader.Grade(ctx, lib, dir, grader.Options{Seed: seed, SeedSet: true}), nil
+}
+
+// Check grades, for every problem-free graded packet of all and each of its languages, the
+// untouched template (it must fail: exit 1) and refs/<kata>/<lang>/correct laid over it (it must
+// pass: exit 0), grading with lib. Each miss is a problem naming the template or reference
+// folder; counts gives their number per packet id. A progress line per grade goes to w, and so
+// does a line for each graded packet skipped for its problems or shadowed in lib by another.
+func Check(ctx context.Context, w io.Writer, lib *katas.Library, all []katas.Validation, refs string) (ps katas.Problems, counts map[string]int, err error) {
+	if st, err := os.Stat(refs); err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("--references %s: not a folder", refs)
+	}
+	counts = map[string]int{}
+	for _, v := range all {
+		p := v.Packet
+		if p == nil || len(p.Graded) == 0 {
+			continue
+		}
+		if len(v.Problems) > 0 {
+			fmt.Fprintf(w, "references: %-32s not graded: the packet has %d problem(s); fix them first\n", p.ID, len(v.Problems))
+			continue
+		}
+		if q, ok := lib.Get(p.ID); !ok || q.Source != p.Source {
+			continue
+		}
+		before := len(ps)
+		for _, lang := range p.Languages {
+			if err := ctx.Err(); err != nil {
+				return ps, counts, err
+			}
+			where := p.ID + "/" + lang
+			tmpl := filepath.Join(p.Source, p.ID, "templates", lang)
+			if p.Source == "embedded" {
+				tmpl = filepath.Join("packets", p.ID, "templates", lang)
+			}
+			rep, err := Grade(ctx, lib, p, lang, "", Seed)
+			switch {
+			case err != nil:
+				ps = append(ps, &katas.ParseError{File: tmpl, Msg: err.Error()})
+			case rep.ExitCode() != 1:
+				ps = append(ps, &katas.ParseError{File: tmpl, Msg: fmt.Sprintf("the untouched template must fail grading (exit 1); it gave exit %d%s", rep.ExitCode(), Note(rep))})
+			default:
+				pass, _, _ := rep.Counts()
+				fmt.Fprintf(w, "references: %-32s template fails (%d/%d tests pass)\n", where, pass, len(rep.Tests))
+			}
+			ref := filepath.Join(refs, p.ID, lang, Correct)
+			if st, err := os.Stat(ref); err != nil || !st.IsDir() {
+				ps = append(ps, &katas.ParseError{File: ref, Msg: "no reference solution: every graded kata and language has one (a workspace that passes, laid over the template)"})
+				continue
+			}
+			rep, err = Grade(ctx, lib, p, lang, ref, Seed)
+			switch {
+			case err != nil:
+				ps = append(ps, &katas.ParseError{File: ref, Msg: err.Error()})
+			case rep.ExitCode() != 0:
+				ps = append(ps, &katas.ParseError{File: ref, Msg: fmt.Sprintf("the reference solution must pass grading (exit 0); it gave exit %d%s", rep.ExitCode(), Note(rep))})
+			default:
+				pass, _, _ := rep.Counts()
+				fmt.Fprintf(w, "references: %-32s correct passes (%d/%d tests pass)\n", where, pass, len(rep.Tests))
+			}
+		}
+		counts[p.ID] += len(ps) - before
+	}
+	return ps, counts, nil
+}
+
+// Note sums up why a report did not have the wanted exit code: its message, or the ids of the
+// tests that did not pass.
+func Note(rep *grader.Report) string {
+	if rep.Message != "" {
+		return ": " + rep.Message
+	}
+	ids := Failing(rep)
+	if len(ids) == 0 {
+		return ""
+	}
+	return "; not passing: " + strings.Join(ids, ", ")
+}
+
+// Failing lists the ids of the report's tests that did not pass, sorted.
+func Failing(rep *grader.Report) []string {
+	var ids []string
+	for _, t := range rep.Tests {
+		if t.Status != grader.StatusPass {
+			ids = append(ids, t.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,467 @@
+package grader
+
+// The server phase: the tools/list check, every server fixture on one or more instances of
+// the learner's server, and the run-wide stdout rule (docs/grading.md#tools).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hasRefusedFixture reports whether a server fixture needs an Orders API that refuses.
+func (r *run) hasRefusedFixture() bool {
+	if set := r.packet.Fixtures["server"]; set != nil {
+		for _, f := range set.Fixtures {
+			if f.Backend.Kind == katas.BackendRefused {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closedPortURL returns a loopback URL where nothing listens, and a func that releases it.
+// The port is held by a socket that is bound but never listens: connections to it are refused
+// (RST), and no other listener (another grading run's Orders API) can take the port meanwhile.
+func closedPortURL() (string, func(), error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("reserving a closed port: %w", err)
+	}
+	release := func() { syscall.Close(fd) }
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		release()
+		return "", nil, fmt.Errorf("reserving a closed port: %w", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	in4, ok := sa.(*syscall.SockaddrInet4)
+	if err != nil || !ok {
+		release()
+		return "", nil, fmt.Errorf("reserving a closed port: %v", err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", in4.Port), release, nil
+}
+
+// worker is one server instance and the tests it runs, one at a time.
+type worker struct {
+	conn *serverConn
+	// spec launches (and relaunches) the worker's server.
+	spec launchSpec
+	// lastProc is the server killed by the last restart, for its stderr tail.
+	lastProc *process
+}
+
+// stop ends the worker's server.
+func (w *worker) stop() {
+	if w.conn != nil {
+		w.conn.close()
+		w.conn = nil
+	}
+}
+
+// mustWait reports whether a fixture spends most of its time waiting for a timeout.
+func mustWait(f katas.Fixture) bool {
+	return f.Backend.Kind == katas.BackendSlow || f.Backend.SlowPage
+}
+
+// onExtraWorker reports whether a fixture runs on a server instance of its own: one that must
+// wait for a timeout, or one whose Orders API refuses connections.
+func onExtraWorker(f katas.Fixture) bool {
+	return mustWait(f) || f.Backend.Kind == katas.BackendRefused
+}
+
+// runServerTests runs the tools/list check, every server fixture, and the stdout check.
+// Fixtures that must wait for a timeout each run on an extra server instance, concurrently
+// with the rest, so a full grade costs about one slow fixture plus start-up, not their sum;
+// fixtures whose Orders API refuses connections share one more instance, started with a closed
+// port's URL. The extra instances are started (in parallel) before any fixture runs, so their
+// start-up load never eats into a timed call. Values are drawn in fixture order before
+// anything runs, so a seed repeats exactly.
+func (r *run) runServerTests(ctx context.Context, main *worker) {
+	set := r.packet.Fixtures["server"]
+	r.runToolsList(ctx, main)
+	d := newDrawer(r.rep.Seed)
+	cases := make([][]drawn, len(set.Fixtures))
+	for i, f := range set.Fixtures {
+		cases[i] = d.drawCases(f)
+	}
+	// Spare ids for re-running a case that looks like load, not a fault (see suspectLoad),
+	// drawn after every case so the cases' own values do not depend on them.
+	spares := d.spareDrawer(r.rep.Seed)
+	for i, f := range set.Fixtures {
+		for j := range cases[i] {
+			status := 0
+			if b := cases[i][j].beh; b != nil {
+				status = b.status
+			}
+			sp := spares.draw(f, status, "")
+			cases[i][j].spare = &sp
+		}
+	}
+	type job struct {
+		w   *worker
+		idx []int
+	}
+	var jobs []*job
+	var refused *job
+	for i, f := range set.Fixtures {
+		switch {
+		case f.Backend.Kind == katas.BackendRefused:
+			if refused == nil {
+				refused = &job{w: &worker{spec: r.refusedSpec}}
+				jobs = append(jobs, refused)
+			}
+			refused.idx = append(refused.idx, i)
+		case mustWait(f):
+			jobs = append(jobs, &job{w: &worker{spec: r.spec}, idx: []int{i}})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A failed start is retried, and reported, by the job's first fixture.
+			if conn, err := launchServer(ctx, j.w.spec, r.viol); err == nil {
+				j.w.conn = conn
+			}
+		}()
+	}
+	wg.Wait()
+	results := make([]TestResult, len(set.Fixtures))
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer j.w.stop()
+			for _, i := range j.idx {
+				results[i] = r.runFixture(ctx, j.w, set.Fixtures[i], cases[i])
+			}
+		}()
+	}
+	for i, f := range set.Fixtures {
+		if !onExtraWorker(f) {
+			results[i] = r.runFixture(ctx, main, f, cases[i])
+		}
+	}
+	wg.Wait()
+	r.mu.Lock()
+	r.rep.Tests = append(r.rep.Tests, results...)
+	r.mu.Unlock()
+	r.runStdoutCheck()
+}
+
+func (r *run) runToolsList(ctx context.Context, w *worker) {
+	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
+	r.announceStart(name)
+	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema", OutputOf: "server"}
+	mark := w.conn.proc.stderr.mark()
+	cctx, cancel := context.WithTimeout(ctx, callSlack)
+	defer cancel()
+	res, err := w.conn.session.ListTools(cctx, nil)
+	var probs problems
+	if err != nil {
+		probs.add(RuleToolsList, "tools/list failed: %s", learnerJSONError(err.Error()))
+	} else {
+		have := map[string]*mcp.Tool{}
+		for _, tool := range res.Tools {
+			have[tool.Name] = tool
+		}
+		for _, want := range r.packet.Tools {
+			tool, ok := have[want]
+			if !ok {
+				probs.add(RuleToolsList, "tool %q is not listed (listed: %s)", want, toolNames(res.Tools))
+				continue
+			}
+			if typ := schemaType(tool.InputSchema); typ != "object" {
+				probs.add(RuleToolsList, "tool %q has an inputSchema of type %s; a tool's input schema is a JSON Schema object, {\"type\": \"object\", \"properties\": {...}} (MCP spec 2025-11-25, tools)", want, typ)
+			}
+		}
+	}
+	t.Output = w.conn.proc.stderr.since(mark, outputCap)
+	r.recordVerdict(t, probs, "")
+}
+
+func toolNames(tools []*mcp.Tool) string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// callDeadline is the per-call deadline of docs/grading.md#api-timeout: timeout × pages + 5 s.
+func callDeadline(dr drawn) time.Duration {
+	pages := 1
+	if dr.beh != nil && len(dr.beh.pages) > 1 {
+		pages = len(dr.beh.pages)
+	}
+	return time.Duration(pages)*apiTimeout + callSlack
+}
+
+// caseResult is what one call of a fixture produced.
+type caseResult struct {
+	probs  problems
+	detail string
+	output string
+	// errored: the call could not be graded (the phase's budget ran out, or the run was
+	// interrupted), so the test is an error rather than a failure.
+	errored bool
+	// suspect: the failure may be the machine's load rather than the server (suspectLoad).
+	suspect bool
+}
+
+// suspectLoad reports whether a failed call looks like load rather than a fault: the Orders
+// API answers this fixture at once (no hold, no drop, no refusal), yet the server reported a
+// category the contract calls retryable (a timeout, typically) where another was expected;
+// or, for a search whose later page is held, the server gave up before it ever asked for
+// that page (its timeout fired on a page the API answered at once).
+func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) bool {
+	switch f.Backend.Kind {
+	case katas.BackendOK, katas.BackendStatus, katas.BackendPages, katas.BackendEmpty:
+	default:
+		return false
+	}
+	if out.err != nil || out.res == nil {
+		return false
+	}
+	if f.Backend.SlowPage {
+		return dr.beh != nil && len(out.requests) < dr.beh.slowPage
+	}
+	payload, _, _ := payloadOf(out.res)
+	name, _, _ := c.Field(katas.RoleCategory)
+	got, _ := payload[name].(string)
+	return got != "" && got != f.Expect.Category && c.Retryable(got)
+}
+
+// runFixture makes a fixture's calls (one per case: each status of its list, each malformed
+// form) on the worker's server and checks them; a server that hangs or dies fails the test
+// and is restarted for the next call. Cases that fail with the same problems are reported
+// together. The result is announced as done and returned; the caller records it in order.
+func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases []drawn) TestResult {
+	r.announceStart(f.Name)
+	started := time.Now()
+	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
+	var groups []string             // problem texts, in order of first appearance
+	labels := map[string][]string{} // problem text → labels of the cases that had it
+	var broken problems             // every problem of every case, for the rules broken
+	var detail, output string
+	for _, dr := range cases {
+		if ctx.Err() != nil {
+			t.Status = StatusError
+			msg := r.stoppedMsg("not run")
+			if len(cases) > 1 && len(groups) > 0 {
+				msg = r.stoppedMsg("the remaining calls were not made")
+			}
+			groups = append(groups, msg)
+			break
+		}
+		cr := r.runCase(ctx, w, f, dr)
+		if cr.suspect && dr.spare != nil && ctx.Err() == nil {
+			// The server answered with a retryable category although the Orders API had
+			// answered at once: on a loaded machine the learner's 0.5 s timeout can fire on a
+			// prompt answer. Run the case once more with fresh ids; a real fault fails again.
+			again := r.runCase(ctx, w, f, *dr.spare)
+			again.output = cr.output + again.output
+			if len(again.probs) == 0 {
+				cr = again
+			}
+		}
+		if cr.output != "" {
+			output += cr.output
+		}
+		if cr.errored {
+			t.Status = StatusError
+		}
+		if len(cr.probs) == 0 {
+			continue
+		}
+		broken = append(broken, cr.probs...)
+		key := strings.Join(cr.probs.texts(), "\n")
+		if _, seen := labels[key]; !seen {
+			groups = append(groups, key)
+		}
+		labels[key] = append(labels[key], dr.label)
+		if detail == "" {
+			detail = cr.detail
+		}
+	}
+	var probs []string
+	for _, g := range groups {
+		if ls := labels[g]; len(cases) > 1 && len(ls) > 0 {
+			g = fmt.Sprintf("with %s: %s", strings.Join(ls, ", "), g)
+		}
+		probs = append(probs, g)
+	}
+	if len(cases) > 1 && len(probs) > 0 && t.Status == "" {
+		n := 0
+		for _, ls := range labels {
+			n += len(ls)
+		}
+		probs = append(probs, fmt.Sprintf("(%d of the %d calls of this test failed; the call below is the first that did)", n, len(cases)))
+	}
+	t.Output = clipTail(output, outputCap)
+	t.FailedRules = broken.rules()
+	t.Duration = time.Since(started)
+	return r.announceDone(withVerdict(t, probs, detail))
+}
+
+// runCase makes one call of a fixture and checks it.
+func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn) caseResult {
+	var cr caseResult
+	if w.conn == nil {
+		conn, err := launchServer(ctx, w.spec, r.viol)
+		if err != nil {
+			cr.errored = true
+			if ctx.Err() != nil {
+				cr.probs = problems{{"", r.stoppedMsg("the server could not be restarted")}}
+			} else {
+				cr.probs.add(RuleStaysUp, "the server could not be (re)started: %s", err)
+			}
+			return cr
+		}
+		w.conn = conn
+	}
+	if dr.beh != nil {
+		if f.Tool == "search_orders" {
+			r.api.setCustomer(dr.id, dr.beh)
+		} else {
+			r.api.setOrder(dr.id, dr.beh)
+		}
+	}
+	w.conn.label.set(f.Name)
+	mark := w.conn.proc.stderr.mark()
+	before := r.api.strayRequests()
+	deadline := callDeadline(dr)
+	cctx, cancel := context.WithTimeout(ctx, deadline)
+	res, err := w.conn.session.CallTool(cctx, &mcp.CallToolParams{Name: f.Tool, Arguments: dr.args})
+	returned := time.Now()
+	cancel()
+	out := callOutcome{res: res, err: err, strayRequests: r.api.strayRequests() - before}
+	if dr.id != "" {
+		out.requests = r.api.requestsFor(dr.id)
+		out.retryAfterSent, out.hasRetryAfterSent = r.api.retryAfterSent(dr.id)
+		if late := r.api.answeredLateFor(dr.id); !late.IsZero() && !late.After(returned) {
+			out.waitedPastTimeout = true
+		}
+	}
+	var rpc *jsonrpc.Error
+	switch {
+	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
+		cr.errored = true
+		cr.probs = problems{{"", r.stoppedMsg("this call was cut short")}}
+		w.restart()
+	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
+		cr.probs.add(RuleAnswers, "no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())
+		w.restart()
+	case err != nil && !errors.As(err, &rpc) && w.serverDied():
+		_, how := w.conn.proc.exited()
+		p := fmt.Sprintf("the server %s during this call; it was restarted for the next test", how)
+		if tail := lastLines(w.conn.proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
+			p += fmt.Sprintf("\nserver stderr (last lines):\n%s", indent(tail, "  "))
+		}
+		cr.probs.add(RuleStaysUp, "%s", p)
+		w.restart()
+	default:
+		cr.probs = checkCall(f, dr, out, r.packet.Contract)
+		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
+	}
+	if w.conn != nil {
+		cr.output = w.conn.proc.stderr.since(mark, outputCap)
+	} else if w.lastProc != nil {
+		cr.output = w.lastProc.stderr.since(mark, outputCap)
+	}
+	if len(cr.probs) > 0 {
+		cr.detail = r.failureDetail(f, dr, res, err)
+	}
+	return cr
+}
+
+// serverDied reports whether the worker's server ended, waiting briefly for it to be reaped.
+func (w *worker) serverDied() bool {
+	select {
+	case <-w.conn.proc.done:
+		return true
+	case <-time.After(time.Second):
+		return false
+	}
+}
+
+// restart kills the worker's server; its next test launches a fresh one.
+func (w *worker) restart() {
+	if w.conn != nil {
+		w.lastProc = w.conn.proc
+		w.conn.close()
+		w.conn = nil
+	}
+}
+
+// protocolStep is the task step the run-wide stdout rule reports under: the step of the
+// fixture that expects a JSON-RPC error (the task's "keep the protocol clean" step), else the
+// last step any server fixture grades, so the test never lands under a step the task lacks.
+func protocolStep(set *katas.FixtureSet) int {
+	if set == nil {
+		return 1
+	}
+	last := 1
+	for _, f := range set.Fixtures {
+		if f.Expect.ProtocolError != 0 {
+			return f.Task
+		}
+		last = max(last, f.Task)
+	}
+	return last
+}
+
+// runStdoutCheck is the run-wide rule: nothing but JSON-RPC on stdout.
+func (r *run) runStdoutCheck() {
+	name := "stdout carries only JSON-RPC messages"
+	r.announceStart(name)
+	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
+	var probs problems
+	v := r.viol.all()
+	if len(v) > 0 {
+		p := fmt.Sprintf("%d line(s) on stdout were not JSON-RPC messages; write logs to stderr. First ones:", r.viol.count())
+		for i, x := range v {
+			if i == 3 {
+				break
+			}
+			during := "at start-up"
+			if x.Test != "" {
+				during = fmt.Sprintf("during %q", x.Test)
+			}
+			p += fmt.Sprintf("\n  %s: %q", during, x.Line)
+		}
+		probs.add(RuleStdoutProtocol, "%s", p)
+	}
+	r.recordVerdict(t, probs, "")
+}
+
+// schemaType is the "type" of a tool's inputSchema as the learner sent it, quoted, or
+// "(none)" when it has none.
+func schemaType(schema any) string {
+	b, _ := json.Marshal(schema)
+	var s struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(b, &s) != nil || s.Type == nil {
+		return "(none)"
+	}
+	if t, ok := s.Type.(string); ok && t == "object" {
+		return t
+	}
+	return jsonText(s.Type)
+}

@@ -1,0 +1,181 @@
+// Package common is what every page and component of the interface shares: the Common value
+// (size, library, styles, keymap, clock and progress store), the Page interface, the messages
+// pages send the root, and the text formatters.
+package common
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/ui/markdown"
+)
+
+// Common is what every page holds: its own size, and the interface's library, look, keys, clock
+// and store. Copies share everything but the size: a page keeps its copy and sets the size in
+// SetSize.
+type Common struct {
+	// Width and Height are the page's space in cells, above the help line.
+	Width, Height int
+	Lib           *katas.Library
+	Styles        *Styles
+	Keys          *keymap.KeyMap
+	// MDStyle is the glamour style Markdown is rendered in ("dark", "light", "notty", "ascii").
+	MDStyle string
+	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
+	Store Store
+	sh    *shared
+}
+
+// shared is the part of Common every copy shares by pointer.
+type shared struct {
+	now    func() time.Time
+	tick   func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+	seed   int64
+	gen    int // the last generation handed out
+	writer writer
+}
+
+// Config configures New. The zero value is usable.
+type Config struct {
+	// Style is the glamour style; empty means "dark". With NoColor it is "notty" (or "ascii"
+	// if asked for) and the styles drop colour.
+	Style   string
+	NoColor bool
+	Store   Store
+	// Now is the clock; nil means time.Now. Tick schedules a clock message after d; nil means
+	// tea.Tick.
+	Now  func() time.Time
+	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
+	Seed int64
+}
+
+// New returns the Common of an interface over lib; it does no I/O.
+func New(lib *katas.Library, cfg Config) Common {
+	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed}}
+	if c.sh.now == nil {
+		c.sh.now = time.Now
+	}
+	if c.sh.tick == nil {
+		c.sh.tick = tea.Tick
+	}
+	switch {
+	case cfg.NoColor:
+		c.MDStyle = markdown.StyleNoTTY
+		if cfg.Style == markdown.StyleASCII {
+			c.MDStyle = cfg.Style
+		}
+		c.Styles = NewStyles(true, true)
+	case cfg.Style != "":
+		c.MDStyle = cfg.Style
+		c.Styles = NewStyles(cfg.Style != markdown.StyleLight, false)
+	default:
+		c.MDStyle = markdown.StyleFor(false, true)
+		c.Styles = NewStyles(true, false)
+	}
+	return c
+}
+
+// SetSize records the page's space.
+func (c *Common) SetSize(width, height int) { c.Width, c.Height = width, height }
+
+// Now reads the clock.
+func (c Common) Now() time.Time { return c.sh.now() }
+
+// Tick schedules fn's message after d.
+func (c Common) Tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd { return c.sh.tick(d, fn) }
+
+// Seed returns the seed of a new draw.
+func (c Common) Seed() int64 {
+	if c.sh.seed != 0 {
+		return c.sh.seed
+	}
+	return c.Now().UnixNano()
+}
+
+// NextGen returns a new generation number: a mock exam or review session's messages carry it,
+// so a message from an earlier session (a late tick) is told apart even across new page models.
+func (c Common) NextGen() int {
+	c.sh.gen++
+	return c.sh.gen
+}
+
+// Packets returns the packets named by ids, in that order, each once (unknown and repeated ids
+// skipped, so `kata exam k k` does not draw k's items twice); no ids means every packet.
+func (c Common) Packets(ids []string) []*katas.Packet {
+	if len(ids) == 0 {
+		return c.Lib.Packets()
+	}
+	var ps []*katas.Packet
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if p, ok := c.Lib.Get(id); ok && !seen[p.ID] {
+			seen[p.ID] = true
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// Page is one screen of the interface. Update does no I/O (it returns commands); SetSize is
+// called when the page becomes active and on resize, with the space above the help line, and
+// may return a command to re-render for the new width.
+type Page interface {
+	help.KeyMap
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+	SetSize(width, height int) tea.Cmd
+}
+
+// Backer is a page that handles Back itself while it has something to close; ok false lets the
+// root go back.
+type Backer interface {
+	Back() (cmd tea.Cmd, ok bool)
+}
+
+// Activator is a page told when it comes into view.
+type Activator interface {
+	Activate()
+}
+
+// Screen names a screen.
+type Screen int
+
+// The screens: the catalog, a packet's screens, and the mock exam and review across packets.
+const (
+	CatalogScreen Screen = iota
+	KataScreen
+	QuizScreen
+	TrapsScreen
+	TaskScreen
+	DrillScreen
+	MockExamScreen
+	ReviewScreen
+)
+
+// String names a screen for the help overlay.
+func (s Screen) String() string {
+	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[s]
+}
+
+// Messages pages send the root.
+type (
+	// OpenPacketMsg asks for a packet's kata screen.
+	OpenPacketMsg struct{ ID string }
+	// ShowMsg asks for another screen of the open packet.
+	ShowMsg struct{ Screen Screen }
+	// StartMockExamMsg asks for the mock exam (resumed if one is under way).
+	StartMockExamMsg struct{}
+	// StartReviewMsg asks for a new review session.
+	StartReviewMsg struct{}
+)
+
+// Send returns a command answering msg.
+func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// Show returns the command that asks for screen s of the open packet.
+func Show(s Screen) tea.Cmd { return Send(ShowMsg{s}) }

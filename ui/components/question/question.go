@@ -1,0 +1,268 @@
+// Package question is one multiple-choice question being answered: its options in display
+// order, the learner's marks and cursor, the keys that change them, and its layout before and
+// after the answer (the key, the choice, every rationale).
+package question
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/keymap"
+)
+
+// Choice is one option as a question screen shows it.
+type Choice struct {
+	ID   string // the stable id answers are recorded by ("a", "b", … in written order)
+	Text string
+	Key  bool
+	Note string // shown once the answer is revealed: the option's rationale
+}
+
+// Choices turns a question's options (display order) into choices.
+func Choices(q exam.Question) []Choice {
+	var cs []Choice
+	for _, o := range q.Options() {
+		cs = append(cs, Choice{ID: o.ID, Text: common.Inline(o.Text), Key: o.Key, Note: common.Inline(o.Rationale)})
+	}
+	return cs
+}
+
+// DrillChoices turns a drill question's rows into choices: each offers its correct pattern, and
+// once revealed says which trap it is the pattern for.
+func DrillChoices(q exam.DrillQuestion) []Choice {
+	var cs []Choice
+	for i, o := range q.Options {
+		note := "The pattern for: " + common.Inline(o.Trap)
+		cs = append(cs, Choice{ID: Letter(i), Text: common.Inline(o.Correct), Key: o == q.Row, Note: note})
+	}
+	return cs
+}
+
+// Model is one question being answered: its options in display order, the learner's marks and
+// the cursor. It does the key handling shared by the quiz, the drill, the review and the mock
+// exam, and lays the options out.
+type Model struct {
+	opts   []Choice
+	choose int             // how many options make an answer (1 for single-answer items)
+	cursor int             // display position of the highlighted option
+	marked map[string]bool // option ids marked so far
+	note   string          // a one-line hint after a refused mark
+}
+
+// New returns the question of opts (display order) answered by choose options (at least 1).
+func New(opts []Choice, choose int) Model {
+	return Model{opts: opts, choose: max(choose, 1), marked: map[string]bool{}}
+}
+
+// Chosen returns the marked option ids, sorted.
+func (a *Model) Chosen() []string { return slices.Sorted(maps.Keys(a.marked)) }
+
+// Marked is how many options are marked.
+func (a *Model) Marked() int { return len(a.marked) }
+
+// complete reports whether exactly choose options are marked.
+func (a *Model) complete() bool { return len(a.marked) == a.choose }
+
+// Set replaces the marks with ids (a resumed answer).
+func (a *Model) Set(ids []string) {
+	a.marked = map[string]bool{}
+	for _, id := range ids {
+		a.marked[id] = true
+	}
+}
+
+// mark marks option i: a single-answer item replaces its mark, a multiple-response item toggles
+// it, never beyond choose. It reports whether the marks changed.
+func (a *Model) mark(i int) bool {
+	if i < 0 || i >= len(a.opts) {
+		return false
+	}
+	a.cursor = i
+	id := a.opts[i].ID
+	a.note = ""
+	switch {
+	case a.choose == 1:
+		if a.marked[id] && len(a.marked) == 1 {
+			return false
+		}
+		a.marked = map[string]bool{id: true}
+	case a.marked[id]:
+		delete(a.marked, id)
+	case len(a.marked) >= a.choose:
+		a.note = fmt.Sprintf("Choose exactly %d: unmark one first.", a.choose)
+		return false
+	default:
+		a.marked[id] = true
+	}
+	return true
+}
+
+// Result is what a key did to a question.
+type Result int
+
+// What a key did.
+const (
+	None     Result = iota // the key was not the question's
+	Moved                  // the cursor moved or a mark was refused
+	Changed                // the marks changed
+	Answered               // enter (or a letter on a single-answer item, when instant) with a complete answer
+)
+
+// Key applies a key press: km's Cursor, Question and Letter bindings. instant makes a letter on
+// a single-answer item answer at once (the quiz, drill and review); the mock exam passes false,
+// where a letter only marks.
+func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap, instant bool) Result {
+	letter := keymap.Index(km.Letter, msg.String())
+	switch {
+	case key.Matches(msg, km.Cursor.Up):
+		a.cursor = max(a.cursor-1, 0)
+		return Moved
+	case key.Matches(msg, km.Cursor.Down):
+		a.cursor = min(a.cursor+1, len(a.opts)-1)
+		return Moved
+	case key.Matches(msg, km.Question.Mark):
+		if a.mark(a.cursor) {
+			return Changed
+		}
+		return Moved
+	case key.Matches(msg, km.Question.Answer):
+		if a.choose == 1 && len(a.marked) == 0 {
+			a.mark(a.cursor)
+		}
+		if a.complete() {
+			return Answered
+		}
+		a.note = fmt.Sprintf("Choose exactly %d (%d marked).", a.choose, len(a.marked))
+		return Moved
+	case letter >= 0 && letter < len(a.opts):
+		changed := a.mark(letter)
+		if instant && a.choose == 1 {
+			return Answered
+		}
+		if changed {
+			return Changed
+		}
+		return Moved
+	}
+	return None
+}
+
+// Lines lays out the options for answering: cursor, mark boxes (multiple-response items, or
+// every item when radio is set) and the letters. It returns the lines and the cursor's line.
+func (a *Model) Lines(st *common.Styles, w int, radio bool) ([]string, int) {
+	var lines []string
+	cursorLine := -1
+	for i, o := range a.opts {
+		cur := "  "
+		if i == a.cursor {
+			cur = "> "
+			cursorLine = len(lines)
+		}
+		box := ""
+		switch {
+		case a.choose > 1:
+			box = "[ ] "
+			if a.marked[o.ID] {
+				box = "[x] "
+			}
+		case radio:
+			box = "( ) "
+			if a.marked[o.ID] {
+				box = "(x) "
+			}
+		}
+		text := common.WrapHanging(cur+box+Letter(i)+") ", o.Text, w)
+		if i == a.cursor {
+			text = st.Accent.Render(text)
+		}
+		lines = append(lines, strings.Split(text, "\n")...)
+	}
+	if a.note != "" {
+		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", a.note, w)))
+	}
+	return lines, cursorLine
+}
+
+// Reveal lays out the answered options: each with [key] and [your choice] tags and its note
+// (the rationale) beneath.
+func Reveal(st *common.Styles, w int, opts []Choice, chosen []string) []string {
+	var lines []string
+	for i, o := range opts {
+		var tags []string
+		if o.Key {
+			tags = append(tags, st.Pass.Render("[key]"))
+		}
+		if slices.Contains(chosen, o.ID) {
+			if o.Key {
+				tags = append(tags, st.Pass.Render("[your choice]"))
+			} else {
+				tags = append(tags, st.Fail.Render("[your choice]"))
+			}
+		}
+		text := o.Text
+		if len(tags) > 0 {
+			text += " " + strings.Join(tags, " ")
+		}
+		if i > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, strings.Split(common.WrapHanging("  "+Letter(i)+") ", text, w), "\n")...)
+		if o.Note != "" {
+			lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("     ", o.Note, w)), "\n")...)
+		}
+	}
+	return lines
+}
+
+// Verdict says whether the answer was right, naming the key's letters when it was not.
+func Verdict(st *common.Styles, opts []Choice, correct bool) string {
+	if correct {
+		return st.Pass.Render("  ✓ correct")
+	}
+	return st.Fail.Render("  ✗ incorrect") + " — the key is " + KeyLetters(opts)
+}
+
+// KeyLetters lists the display letters of the keyed options: "b" or "a, c".
+func KeyLetters(opts []Choice) string {
+	var ks []string
+	for i, o := range opts {
+		if o.Key {
+			ks = append(ks, Letter(i))
+		}
+	}
+	return strings.Join(ks, ", ")
+}
+
+// Exactly reports whether chosen is exactly the keyed options.
+func Exactly(opts []Choice, chosen []string) bool {
+	n := 0
+	for _, o := range opts {
+		if o.Key {
+			n++
+			if !slices.Contains(chosen, o.ID) {
+				return false
+			}
+		}
+	}
+	return n == len(chosen)
+}
+
+// ChooseHint tells how to answer a multiple-response item.
+func ChooseHint(st *common.Styles, km *keymap.KeyMap, choose, marked int) string {
+	return st.Subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or %s, then %s. (%d marked)", choose, keymap.Key(km.Question.Mark), keymap.Key(km.Question.Answer), marked))
+}
+
+// Letter is the display letter of position i: "a" for 0.
+func Letter(i int) string { return string(rune('a' + i)) }
+
+// Title is an item or trap card's title line, wrapped under a two-space indent.
+func Title(st *common.Styles, title string, w int) string {
+	return st.Label.Render(common.WrapHanging("  ", title, w))
+}

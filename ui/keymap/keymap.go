@@ -1,0 +1,226 @@
+// Package keymap holds every key binding of the interface, grouped by screen. Screens match keys
+// against these bindings, and every help line and every key named in screen text is built from
+// them (Name, Says), so a key is changed here and nowhere else.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every binding of the interface. The root owns Quit, Back and Help; each screen
+// reads its own group and the shared Cursor, Scroll and Read groups.
+type KeyMap struct {
+	// Quit ends the program from every screen; Back goes one screen up (and closes an overlay
+	// first); Help shows every key of the screen on show.
+	Quit, Back, Help key.Binding
+	// Letter is a letter a–z: an option of a question, or a prompt in the copy picker, by the
+	// letter shown beside it.
+	Letter key.Binding
+	// Cursor moves a cursor: the catalog's packet, a question's option, the mock exam's jump list.
+	Cursor Cursor
+	// Scroll scrolls a screen whose letters mean something (questions, results, the task).
+	Scroll Scroll
+	// Read scrolls a document where letters mean nothing else (kata layers, trap tables).
+	Read Scroll
+
+	Catalog  Catalog
+	Kata     Kata
+	Traps    Traps
+	Question Question
+	Practice Practice
+	MockExam MockExam
+	Task     Task
+}
+
+// Cursor moves a cursor one place.
+type Cursor struct {
+	Up, Down key.Binding
+}
+
+// Scroll moves a viewport: a line, a page, or to an end. A zero binding matches nothing, so a
+// screen without Top and Bottom leaves them unset.
+type Scroll struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+}
+
+// Catalog is the catalog's keys (besides Cursor).
+type Catalog struct {
+	// Open opens the packet under the cursor; MockExam starts (or resumes) the mock exam;
+	// Review starts a review of the due cards.
+	Open, MockExam, Review key.Binding
+}
+
+// Kata is the kata screen's keys (besides Read).
+type Kata struct {
+	// Next and Prev switch layers; Layer jumps to a layer by its number.
+	Next, Prev, Layer key.Binding
+	// Quiz, Drill, Traps and Task open the packet's other screens.
+	Quiz, Drill, Traps, Task key.Binding
+	// Copy opens the picker of the prompts layer's prompts.
+	Copy key.Binding
+}
+
+// Traps is the trap tables' keys (besides Read).
+type Traps struct {
+	// Drill starts the trap drill.
+	Drill key.Binding
+}
+
+// Question is the keys of a question being answered (besides Cursor and Letter).
+type Question struct {
+	// Mark marks the option under the cursor; Answer gives the marked options as the answer.
+	Mark, Answer key.Binding
+}
+
+// Practice is the keys of a practice deck (quiz, drill, review) once a card is answered.
+type Practice struct {
+	// Next shows the next card (or the summary after the last); Restart starts over.
+	Next, Restart key.Binding
+}
+
+// MockExam is the mock exam's keys besides answering (Question, Cursor, Letter).
+type MockExam struct {
+	// Next and Prev move between items (while answering and in the review).
+	Next, Prev key.Binding
+	// Flag flags the item on show for review before submitting.
+	Flag key.Binding
+	// Jump opens the jump list; Go jumps to the item under its cursor; Close closes it.
+	Jump, Go, Close key.Binding
+	// Submit asks whether to submit; Yes submits, No keeps going.
+	Submit, Yes, No key.Binding
+	// Review opens the review of every item after submitting.
+	Review key.Binding
+	// Resume resumes an unfinished mock exam; New abandons it and starts a new one.
+	Resume, New key.Binding
+}
+
+// Task is the task screen's keys.
+type Task struct {
+	// Init creates the workspace from a template; Grade grades it; Edit opens it in the editor.
+	Init, Grade, Edit key.Binding
+	// Up and Down select a test of the results; PageUp and PageDown scroll.
+	Up, Down, PageUp, PageDown key.Binding
+}
+
+// Default returns the interface's key map.
+func Default() *KeyMap {
+	up, down := key.WithKeys("up", "k"), key.WithKeys("down", "j")
+	pageUp, pageDown := key.WithKeys("pgup"), key.WithKeys("pgdown")
+	pages := key.WithHelp("pgup/pgdn", "page")
+	return &KeyMap{
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+		Letter: key.NewBinding(key.WithKeys(letters()...), key.WithHelp("a-z", "pick")),
+		Cursor: Cursor{
+			Up:   key.NewBinding(up, key.WithHelp("↑/↓", "move")),
+			Down: key.NewBinding(down),
+		},
+		Scroll: Scroll{
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "scroll")),
+			Down:     key.NewBinding(down),
+			PageUp:   key.NewBinding(pageUp, pages),
+			PageDown: key.NewBinding(pageDown),
+		},
+		// On a document the letters mean nothing else: the help names j/k, space pages down
+		// and g/G go to the ends.
+		Read: Scroll{
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓ j/k", "scroll")),
+			Down:     key.NewBinding(down),
+			PageUp:   key.NewBinding(pageUp, pages),
+			PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
+			Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/G", "top/bottom")),
+			Bottom:   key.NewBinding(key.WithKeys("G", "end")),
+		},
+		Catalog: Catalog{
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+			MockExam: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mock exam")),
+			Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review due")),
+		},
+		Kata: Kata{
+			Next:  key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
+			Prev:  key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
+			Layer: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
+			Quiz:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
+			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
+			Traps: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
+			Task:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),
+			Copy:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
+		},
+		Traps: Traps{
+			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill these traps")),
+		},
+		Question: Question{
+			Mark:   key.NewBinding(key.WithKeys("space"), key.WithHelp("a-z/space", "mark")),
+			Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")),
+		},
+		Practice: Practice{
+			Next:    key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", "next")),
+			Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start over")),
+		},
+		MockExam: MockExam{
+			Next:   key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
+			Prev:   key.NewBinding(key.WithKeys("left", "p")),
+			Flag:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
+			Jump:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
+			Go:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
+			Close:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", "close the list")),
+			Submit: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
+			Yes:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "submit now")),
+			No:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
+			Review: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
+			Resume: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
+			New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new mock exam")),
+		},
+		Task: Task{
+			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "create workspace")),
+			Grade:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "grade")),
+			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "select test")),
+			Down:     key.NewBinding(down),
+			PageUp:   key.NewBinding(pageUp, key.WithHelp("pgup/pgdn", "scroll")),
+			PageDown: key.NewBinding(pageDown),
+		},
+	}
+}
+
+// letters returns "a" to "z".
+func letters() []string {
+	out := make([]string, 0, 26)
+	for r := 'a'; r <= 'z'; r++ {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// Name is how screen text names a binding's keys: its help label ("n/enter"), or its first key
+// when it has no help ("space").
+func Name(b key.Binding) string {
+	if h := b.Help().Key; h != "" {
+		return h
+	}
+	if ks := b.Keys(); len(ks) > 0 {
+		return ks[0]
+	}
+	return ""
+}
+
+// Key is a binding's first key as the terminal names it ("space", "enter").
+func Key(b key.Binding) string {
+	if ks := b.Keys(); len(ks) > 0 {
+		return ks[0]
+	}
+	return ""
+}
+
+// Says is a hint for screen text: "r: start over", the key named as in the help.
+func Says(b key.Binding, does string) string { return Name(b) + ": " + does }
+
+// Index returns the position of the letter or digit msg names within b's keys ("c" in a–z is
+// 2), or -1 when msg is not one of them.
+func Index(b key.Binding, msg string) int {
+	for i, k := range b.Keys() {
+		if k == msg {
+			return i
+		}
+	}
+	return -1
+}

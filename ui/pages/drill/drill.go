@@ -1,0 +1,37 @@
+// Package drill is a packet's trap drill: each trap row asks for its correct pattern among the
+// other rows' patterns, and a miss comes back a few cards later with its options rotated.
+package drill
+
+import (
+	"fmt"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
+	"github.com/kata-mcp/kata/ui/components/question"
+)
+
+// New returns the trap drill of packet p, drawn by c's seed.
+func New(c common.Common, p *katas.Packet) *deck.Model {
+	return deck.New(c, deck.Options{Title: "Trap drill", Noun: "Trap", Empty: "This packet has no trap table with two rows or more.", Requeue: true}, Cards(p, c.Seed()))
+}
+
+// Cards lists a packet's trap rows as drill cards.
+func Cards(p *katas.Packet, seed int64) []deck.Card {
+	var cs []deck.Card
+	for _, q := range exam.Drill(p, seed) {
+		cs = append(cs, Card(q))
+	}
+	return cs
+}
+
+// Card makes the card of a drill question.
+func Card(q exam.DrillQuestion) deck.Card {
+	return deck.Card{
+		Kata: q.Kata, ItemID: fmt.Sprintf("traps.md:%d", q.Row.Line), CardID: q.CardID,
+		Head:  "trap table: " + q.Table,
+		Title: "Which pattern avoids this trap?", Trap: common.Inline(q.Row.Trap), Why: common.Inline(q.Row.WhyItFails),
+		Opts: question.DrillChoices(q), Choose: 1,
+	}
+}

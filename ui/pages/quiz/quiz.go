@@ -1,0 +1,40 @@
+// Package quiz is a packet's quiz: its exam items in written order, options shuffled, as a
+// practice deck answered one at a time with feedback.
+package quiz
+
+import (
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/deck"
+	"github.com/kata-mcp/kata/ui/components/question"
+)
+
+// New returns the quiz of packet p, options shuffled by c's seed.
+func New(c common.Common, p *katas.Packet) *deck.Model {
+	return deck.New(c, deck.Options{Title: "Quiz", Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
+}
+
+// Cards lists a packet's items in written order as cards, options shuffled by seed.
+func Cards(p *katas.Packet, seed int64) []deck.Card {
+	refs := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		refs[i] = exam.Ref(p.ID, it.ID)
+	}
+	qs, _ := exam.Rebuild([]*katas.Packet{p}, refs, seed) // every ref comes from p: no error
+	cs := make([]deck.Card, len(qs))
+	for i, q := range qs {
+		cs[i] = Card(q)
+	}
+	return cs
+}
+
+// Card makes the card of a drawn exam item.
+func Card(q exam.Question) deck.Card {
+	return deck.Card{
+		Kata: q.Kata, ItemID: q.Item.ID, CardID: q.CardID,
+		Head:  q.Item.ID + " · scenario: " + q.Item.Scenario,
+		Title: q.Item.Title, StemMD: q.Item.Stem,
+		Opts: question.Choices(q), Choose: q.Item.Choose,
+	}
+}

@@ -1,0 +1,111 @@
+package task
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/common"
+)
+
+// watchedTask returns a task page over a fresh mini-kata workspace, sized, with watching set
+// as asked, and the watchers it uses (debounced by 20 ms).
+func watchedTask(t *testing.T, watch bool) (*Model, *Watchers, string) {
+	t.Helper()
+	lib, err := katas.Discover(os.DirFS("../../../katas/testdata/packets"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := lib.Get("mini-kata")
+	dir := filepath.Join(t.TempDir(), "ws")
+	if err := p.Init(dir, "python"); err != nil {
+		t.Fatal(err)
+	}
+	ws := NewWatchers()
+	ws.debounce = 20 * time.Millisecond
+	t.Cleanup(ws.StopAll)
+	grade := func(ctx context.Context, d string, progress func(grader.Event)) *grader.Report { return passing() }
+	m := New(common.New(lib, common.Config{Style: "ascii"}), p, Options{Dir: dir, Grade: grade, Runs: NewRuns(), Watch: watch, Watchers: ws})
+	m.SetSize(80, 24)
+	return m, ws, dir
+}
+
+func passing() *grader.Report {
+	return &grader.Report{Version: 3, Status: grader.StatusPass, Kata: "mini-kata", Tests: []grader.TestResult{{ID: "x", Name: "x", Status: grader.StatusPass, TaskID: 1}}}
+}
+
+// TestWatchStartsFromACommand: an existing workspace gives a watch command, but Update itself
+// starts no watcher (no I/O in Update); checking the workspace again gives no second command;
+// with Watch off there is none at all.
+func TestWatchStartsFromACommand(t *testing.T) {
+	m, ws, dir := watchedTask(t, true)
+	cmd := m.Update(workspaceMsg{packet: "mini-kata", dir: dir, exists: true})
+	if cmd == nil {
+		t.Fatal("an existing workspace gave no watch command")
+	}
+	if ws.watching(dir) {
+		t.Error("Update started the watcher itself; it must only return the command")
+	}
+	if again := m.Update(workspaceMsg{packet: "mini-kata", dir: dir, exists: true}); again != nil {
+		t.Error("checking the workspace again gave a second watch command")
+	}
+	off, _, offDir := watchedTask(t, false)
+	if cmd := off.Update(workspaceMsg{packet: "mini-kata", dir: offDir, exists: true}); cmd != nil {
+		t.Error("with Watch off an existing workspace gave a command")
+	}
+}
+
+// TestTaskScreenRegradesOnSave: once the watch command runs, saving a workspace file makes the
+// task screen grade again, saying so at once; a save during that grading grades once more when
+// it ends.
+func TestTaskScreenRegradesOnSave(t *testing.T) {
+	m, ws, dir := watchedTask(t, true)
+	cmd := m.Update(workspaceMsg{packet: "mini-kata", dir: dir, exists: true})
+	changed := make(chan tea.Msg, 1)
+	go func() { changed <- cmd() }()
+	// The watcher registers its folders just after starting: save until it reports.
+	var msg tea.Msg
+	deadline := time.Now().Add(10 * time.Second)
+	for msg == nil {
+		if err := os.WriteFile(filepath.Join(dir, "server.py"), []byte("print('edited')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case msg = <-changed:
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("saving a file never produced a change message")
+			}
+		}
+	}
+	if !ws.watching(dir) {
+		t.Error("the command did not register its watcher")
+	}
+	if _, ok := msg.(workspaceChangedMsg); !ok {
+		t.Fatalf("got %T, want workspaceChangedMsg", msg)
+	}
+	if m.running() {
+		t.Fatal("grading before any change")
+	}
+	m.Update(msg)
+	if !m.running() || !strings.Contains(m.View(), "A file changed: grading again.") {
+		t.Fatalf("the task screen did not start grading on save:\n%s", m.View())
+	}
+	first := m.run.id
+	// Another save while grading: nothing starts now, a new grading once this one ends.
+	m.Update(workspaceChangedMsg{dir: dir})
+	if m.run.id != first {
+		t.Fatal("a save during a grading started another at once")
+	}
+	m.Update(gradeDoneMsg{id: first, rep: passing()})
+	if !m.running() || m.run.id == first || !strings.Contains(m.View(), "A file changed while grading: grading again.") {
+		t.Errorf("a save during the grading did not grade again when it ended:\n%s", m.View())
+	}
+}
