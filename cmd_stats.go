@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -59,18 +59,7 @@ func openExam(lib *katas.Library, s *progress.Store, o *progress.OpenStats) (*st
 		return nil, err
 	}
 	out := &statsOpen{OpenStats: *o}
-	for ref, a := range saved {
-		kata, id, _ := strings.Cut(ref, "/")
-		p, ok := lib.Get(kata)
-		if !ok {
-			continue
-		}
-		for _, it := range p.Items {
-			if it.ID == id && len(a.Chosen) == it.Choose {
-				out.Complete++
-			}
-		}
-	}
+	out.Complete = exam.CountAnswered(lib.Packets(), saved, func(a progress.ExamAnswer) []string { return a.Chosen })
 	return out, nil
 }
 
@@ -217,54 +206,5 @@ func writeStatsText(w io.Writer, r *statsReport) {
 		fmt.Fprintf(w, "Unfinished exam #%d, started %s (kata exam offers to resume it)\n", o.ID, o.Started.Local().Format("2006-01-02 15:04"))
 		fmt.Fprintf(w, "  %d of %d items marked (%d fully answered), %d flagged\n  katas: %s\n",
 			o.Answered, o.Items, o.Complete, o.Flagged, strings.Join(o.Katas, ", "))
-	}
-}
-
-// gradeRecorder saves `kata grade` runs in the progress store. Progress is a side effect:
-// a store that cannot be opened or written is reported once on stderr and grading goes on.
-type gradeRecorder struct {
-	errw   io.Writer
-	store  *progress.Store
-	tried  bool
-	warned bool
-}
-
-// record saves one run's kata, workspace, seed, status, counts and duration.
-func (g *gradeRecorder) record(rep *grader.Report) {
-	if rep == nil {
-		return
-	}
-	if !g.tried {
-		g.tried = true
-		path, err := progress.DefaultPath()
-		if err == nil {
-			g.store, err = progress.Open(path)
-		}
-		if err != nil {
-			g.warn(err)
-			return
-		}
-	}
-	if g.store == nil {
-		return
-	}
-	pass, fail, errored := rep.Counts()
-	err := g.store.RecordGrade(progress.GradeRun{Kata: rep.Kata, Workspace: rep.Workspace, Seed: rep.Seed, Status: rep.Status,
-		Passed: pass, Failed: fail, Errored: errored, Duration: time.Duration(rep.DurationMS) * time.Millisecond, At: time.Now()})
-	if err != nil {
-		g.warn(err)
-	}
-}
-
-func (g *gradeRecorder) warn(err error) {
-	if !g.warned {
-		g.warned = true
-		fmt.Fprintf(g.errw, "kata: warning: this grading run is not saved to your progress: %v\n", err)
-	}
-}
-
-func (g *gradeRecorder) close() {
-	if g.store != nil {
-		g.store.Close()
 	}
 }

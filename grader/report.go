@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/progress"
 )
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
@@ -72,6 +73,14 @@ func (r *Report) Counts() (pass, fail, errored int) {
 		}
 	}
 	return
+}
+
+// GradeRun is the report as the progress store keeps it: kata, workspace, seed, status, the
+// counts by status and the duration, finished at at.
+func (r *Report) GradeRun(at time.Time) progress.GradeRun {
+	pass, fail, errored := r.Counts()
+	return progress.GradeRun{Kata: r.Kata, Workspace: r.Workspace, Seed: r.Seed, Status: r.Status,
+		Passed: pass, Failed: fail, Errored: errored, Duration: time.Duration(r.DurationMS) * time.Millisecond, At: at}
 }
 
 // ExitCode is the process exit code for the report (docs/grading.md#exit-codes): 0 when every test

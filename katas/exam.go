@@ -36,6 +36,11 @@ type Option struct {
 	Line      int
 }
 
+// Answered reports whether chosen answers the item in full: as many options marked as it asks
+// for. Only such an answer is scored; a half-marked multiple-response item is saved, not
+// answered.
+func (it Item) Answered(chosen []string) bool { return len(chosen) == it.Choose }
+
 // Keys returns the ids of the keyed options.
 func (it Item) Keys() []string {
 	var ks []string

@@ -45,6 +45,21 @@ func (q Question) Options() []katas.Option {
 // Ref names an item in an attempt: "<kata>/<item id>".
 func Ref(kata, itemID string) string { return kata + "/" + itemID }
 
+// CountAnswered counts the answers, keyed by Ref, that answer their item in full
+// (katas.Item.Answered); chosen gives an answer's option ids. A ref whose item the packets lack
+// is not counted.
+func CountAnswered[A any](packets []*katas.Packet, answers map[string]A, chosen func(A) []string) int {
+	n := 0
+	for _, p := range packets {
+		for _, it := range p.Items {
+			if a, ok := answers[Ref(p.ID, it.ID)]; ok && it.Answered(chosen(a)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // newQuestion builds the question for an item; its option order depends only on the seed and
 // the ref, so Rebuild gives the same order as Draw.
 func newQuestion(kata string, it katas.Item, seed int64) Question {

@@ -107,7 +107,7 @@ func (m *Model) save(ref string) tea.Cmd {
 }
 
 // answered reports whether ref has a complete answer.
-func (m *Model) answered(q exam.Question) bool { return len(m.chosen[q.Ref]) == q.Item.Choose }
+func (m *Model) answered(q exam.Question) bool { return q.Item.Answered(m.chosen[q.Ref]) }
 
 // counts returns how many items are answered and flagged.
 func (m *Model) counts() (answered, flagged int) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas/exam"
+	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
@@ -142,18 +143,7 @@ func (m *Model) offerContent() string {
 	a := m.offer
 	// Count complete answers, as the exam's header does (a half-marked multiple-response item
 	// is saved but not answered).
-	choose := map[string]int{}
-	if qs, err := exam.Rebuild(m.c.Lib.Packets(), a.Items, a.Seed); err == nil {
-		for _, q := range qs {
-			choose[q.Ref] = q.Item.Choose
-		}
-	}
-	answered := 0
-	for ref, ea := range m.offered {
-		if n, ok := choose[ref]; ok && len(ea.Chosen) == n {
-			answered++
-		}
-	}
+	answered := exam.CountAnswered(m.c.Lib.Packets(), m.offered, func(a progress.ExamAnswer) []string { return a.Chosen })
 	lines := []string{
 		st.Title.Render("  An unfinished mock exam"),
 		"",

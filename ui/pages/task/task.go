@@ -3,7 +3,6 @@ package task
 
 import (
 	"os/exec"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/viewport"
 	"github.com/kata-mcp/kata/ui/keymap"
@@ -337,8 +335,7 @@ func (m *Model) View() string {
 
 // recordGrade stores a finished grading run.
 func (m *Model) recordGrade(rep *grader.Report) tea.Cmd {
-	pass, fail, errored := rep.Counts()
-	g := progress.GradeRun{Kata: m.p.ID, Workspace: m.dir, Seed: rep.Seed, Status: rep.Status, Passed: pass, Failed: fail, Errored: errored,
-		Duration: time.Duration(rep.DurationMS) * time.Millisecond, At: m.c.Now()}
+	g := rep.GradeRun(m.c.Now())
+	g.Kata, g.Workspace = m.p.ID, m.dir // the screen's own, even when the report could not say
 	return m.c.Write("", "recording the grade", func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
 }

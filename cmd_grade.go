@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/ui"
+	"github.com/spf13/cobra"
+)
+
+func newGradeCmd() *cobra.Command {
+	var (
+		asJSON      bool
+		seed        int64
+		verbose     bool
+		watch       bool
+		junitFile   string
+		resultsFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "grade [DIR]",
+		Short: "Grade a workspace against its kata's hidden fixtures (exit 0 pass, 1 fail, 2 error)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary(cmd)
+			if err != nil {
+				return err
+			}
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
+			errw := cmd.ErrOrStderr()
+			if !asJSON && isTerminal(errw) {
+				opts.Progress = func(e grader.Event) {
+					if e.Kind == grader.EventTestStarted {
+						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
+					}
+				}
+			}
+			rec := &gradeRecorder{errw: errw} // saves each run to the progress store; never fails grading
+			defer rec.close()
+			gradeOnce := func() (*grader.Report, error) {
+				rep := grader.Grade(ctx, lib, dir, opts)
+				if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
+					rec.record(rep)
+				}
+				if opts.Progress != nil {
+					fmt.Fprint(errw, "\r\x1b[K")
+				}
+				if err := writeReportFiles(rep, resultsFile, junitFile); err != nil {
+					return rep, err
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					return rep, grader.WriteJSON(out, rep)
+				}
+				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose}
+				if p, ok := lib.Get(rep.Kata); ok {
+					to.Steps = grader.StepTitles(p)
+				}
+				grader.WriteText(out, rep, to)
+				return rep, nil
+			}
+			rep, err := gradeOnce()
+			if err != nil {
+				return err
+			}
+			if watch {
+				fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				werr := grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
+					fmt.Fprintln(errw, "\n── a file changed · grading… ──")
+					if r, err := gradeOnce(); err == nil {
+						rep = r
+					}
+					fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				})
+				if werr != nil && ctx.Err() == nil {
+					return werr
+				}
+			}
+			if !watch && ctx.Err() != nil {
+				// interrupted (ctrl-c, SIGTERM): the report says so; the shell convention for a
+				// run stopped by a signal is 128+SIGINT, not one of the verdicts 0/1/2
+				return exitError{exitInterrupted}
+			}
+			if code := rep.ExitCode(); code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON (Exercism results.json v3 fields plus kata, seed, duration_ms)")
+	f.Int64Var(&seed, "seed", 0, "repeat a run's random draws (the report prints its seed)")
+	f.BoolVarP(&verbose, "verbose", "v", false, "show the learner process's stderr (server or client) for failed tests")
+	f.BoolVarP(&watch, "watch", "w", false, "re-grade each time a workspace file is saved (ctrl+c to stop)")
+	f.StringVar(&resultsFile, "results", "", "also write the JSON report to `FILE` (always written, even when the submission cannot be graded)")
+	f.StringVar(&junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
+	return cmd
+}
+
+// writeReportFiles writes the reports asked for with --results and --junit.
+func writeReportFiles(rep *grader.Report, resultsFile, junitFile string) error {
+	write := func(path string, fn func(io.Writer, *grader.Report) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		if err := fn(f, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if err := write(resultsFile, grader.WriteJSON); err != nil {
+		return err
+	}
+	return write(junitFile, grader.WriteJUnit)
+}
+
+// gradeRecorder saves `kata grade` runs in the progress store. Progress is a side effect:
+// a store that cannot be opened or written is reported once on stderr and grading goes on.
+type gradeRecorder struct {
+	errw   io.Writer
+	store  *progress.Store
+	tried  bool
+	warned bool
+}
+
+// record saves one run's kata, workspace, seed, status, counts and duration.
+func (g *gradeRecorder) record(rep *grader.Report) {
+	if rep == nil {
+		return
+	}
+	if !g.tried {
+		g.tried = true
+		path, err := progress.DefaultPath()
+		if err == nil {
+			g.store, err = progress.Open(path)
+		}
+		if err != nil {
+			g.warn(err)
+			return
+		}
+	}
+	if g.store == nil {
+		return
+	}
+	if err := g.store.RecordGrade(rep.GradeRun(time.Now())); err != nil {
+		g.warn(err)
+	}
+}
+
+func (g *gradeRecorder) warn(err error) {
+	if !g.warned {
+		g.warned = true
+		fmt.Fprintf(g.errw, "kata: warning: this grading run is not saved to your progress: %v\n", err)
+	}
+}
+
+func (g *gradeRecorder) close() {
+	if g.store != nil {
+		g.store.Close()
+	}
+}
