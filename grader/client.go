@@ -456,7 +456,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		proc := c.proc
 		if res.stopped {
 			t.Status = StatusError
-			probs = problems{{"", r.stoppedMsg("this scenario was cut short")}}
+			probs = problems{{text: r.stoppedMsg("this scenario was cut short")}}
 		}
 		if res.broken {
 			stop()

@@ -144,7 +144,7 @@ func describeBehaviour(b *behaviour) string {
 		return "answered 200 with the order"
 	case katas.BackendStatus:
 		s := fmt.Sprintf("answered %d", b.status)
-		if b.status == 429 || b.status == 503 && b.retryAfter != "" {
+		if b.status == 429 || (b.status == 503 && b.retryAfter != "" && b.retryAfter != katas.RetryAfterNone) {
 			switch b.retryAfter {
 			case katas.RetryAfterSeconds:
 				s += fmt.Sprintf(" with Retry-After: %d", b.delay)

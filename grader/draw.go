@@ -175,7 +175,7 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 	}
 	// A 429 always has a delay drawn (sent unless RetryAfterNone); a 503 only when the
 	// fixture makes it carry Retry-After too (RFC 9110 §10.2.3 allows it on a 503).
-	if beh.status == 429 || beh.status == 503 && b.RetryAfter != "" && b.RetryAfter != katas.RetryAfterNone {
+	if beh.status == 429 || (beh.status == 503 && b.RetryAfter != "" && b.RetryAfter != katas.RetryAfterNone) {
 		switch b.RetryAfter {
 		case katas.RetryAfterHTTPDate:
 			beh.delay = d.between(20, 300)

@@ -11,10 +11,11 @@ import (
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
 // (results.json version 3).
+// They are the statuses the progress store keeps for a run (progress.GradePass, …).
 const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
+	StatusPass  = progress.GradePass
+	StatusFail  = progress.GradeFail
+	StatusError = progress.GradeError
 )
 
 // Report is the outcome of one grading run. Its JSON field names follow Exercism's
@@ -44,6 +45,9 @@ type TestResult struct {
 	Status string `json:"status"`
 	// Message says, on failure, the rule, the call sent, what came back and what was expected.
 	Message string `json:"message,omitempty"`
+	// Note says something worth knowing about a test that passed, e.g. that an unknown tool was
+	// answered the way SDKs do rather than the way the spec prefers (our addition).
+	Note string `json:"note,omitempty"`
 	// Output is the tail of the learner process's stderr during the test, capped.
 	Output string `json:"output,omitempty"`
 	// OutputOf names whose stderr Output is: "server" or "client" ("" for none); not

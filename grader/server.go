@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -214,7 +215,9 @@ func callDeadline(dr drawn) time.Duration {
 
 // caseResult is what one call of a fixture produced.
 type caseResult struct {
-	probs  problems
+	probs problems
+	// notes are what a call that passed is worth knowing for (TestResult.Note).
+	notes  []string
 	detail string
 	output string
 	// errored: the call could not be graded (the phase's budget ran out, or the run was
@@ -258,6 +261,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	var groups []string             // problem texts, in order of first appearance
 	labels := map[string][]string{} // problem text → labels of the cases that had it
 	var broken problems             // every problem of every case, for the rules broken
+	var notes []string              // the cases' notes, each once
 	var detail, output string
 	for _, dr := range cases {
 		if ctx.Err() != nil {
@@ -282,6 +286,11 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 		}
 		if cr.output != "" {
 			output += cr.output
+		}
+		for _, n := range cr.notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
 		}
 		if cr.errored {
 			t.Status = StatusError
@@ -315,6 +324,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	}
 	t.Output = clipTail(output, outputCap)
 	t.FailedRules = broken.rules()
+	t.Note = strings.Join(notes, "\n")
 	t.Duration = time.Since(started)
 	return r.announceDone(withVerdict(t, probs, detail))
 }
@@ -327,7 +337,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		if err != nil {
 			cr.errored = true
 			if ctx.Err() != nil {
-				cr.probs = problems{{"", r.stoppedMsg("the server could not be restarted")}}
+				cr.probs = problems{{text: r.stoppedMsg("the server could not be restarted")}}
 			} else {
 				cr.probs.add(RuleStaysUp, "the server could not be (re)started: %s", err)
 			}
@@ -362,7 +372,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	switch {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
 		cr.errored = true
-		cr.probs = problems{{"", r.stoppedMsg("this call was cut short")}}
+		cr.probs = problems{{text: r.stoppedMsg("this call was cut short")}}
 		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		cr.probs.add(RuleAnswers, "no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())
@@ -376,7 +386,8 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.probs.add(RuleStaysUp, "%s", p)
 		w.restart()
 	default:
-		cr.probs = checkCall(f, dr, out, r.packet.Contract)
+		all := checkCall(f, dr, out, r.packet.Contract)
+		cr.probs, cr.notes = all.failures(), all.notes()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}
 	if w.conn != nil {

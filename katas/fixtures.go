@@ -155,19 +155,7 @@ func parseFixtures(file string, src []byte, m *Manifest, ps *Problems) *FixtureS
 	}
 	seen := map[string]bool{}
 	for i, f := range fs.Fixtures {
-		line := fixtureLine(src, f.ID)
-		where := fmt.Sprintf("fixture %d (%q)", i+1, f.ID)
-		bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
-		if f.ID == "" || seen[f.ID] {
-			bad("id is empty or used twice")
-		}
-		if strings.TrimSpace(f.Name) == "" {
-			bad("name is empty")
-		}
-		if f.Task < 1 {
-			bad("task must name a task step (1, 2, …)")
-		}
-		seen[f.ID] = true
+		bad := checkEntry(ps, file, src, "fixture", i, f.ID, f.Name, f.Task, seen)
 		if f.Expect.ProtocolError == 0 && !slices.Contains(m.Tools, f.Tool) {
 			bad("tool %q is not in the manifest's tools %v", f.Tool, m.Tools)
 		}
@@ -230,4 +218,24 @@ func fixtureLine(src []byte, id string) int {
 		}
 		i = k + len(needle)
 	}
+}
+
+// checkEntry checks what every fixture and scenario has — an id unique in its file (recorded in
+// seen), a name, a task step — and returns the function that reports a problem of the entry: on
+// the line of its id, as `<kind> <i+1> ("<id>"): …`.
+func checkEntry(ps *Problems, file string, src []byte, kind string, i int, id, name string, task int, seen map[string]bool) func(format string, args ...any) {
+	line := fixtureLine(src, id)
+	where := fmt.Sprintf("%s %d (%q)", kind, i+1, id)
+	bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
+	if id == "" || seen[id] {
+		bad("id is empty or used twice")
+	}
+	seen[id] = true
+	if strings.TrimSpace(name) == "" {
+		bad("name is empty")
+	}
+	if task < 1 {
+		bad("task must name a task step (1, 2, …)")
+	}
+	return bad
 }

@@ -298,12 +298,6 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 			ps.add(manifestFile, jsonKeyLine(manifestSrc, "layers"), "layer %q: the folder %s has no Markdown files", layer, path.Join(dir, layer))
 		}
 	}
-	// stepExists says whether a fixture's task step exists; when task.md itself is broken its
-	// problems are reported already, and a step check would only add noise.
-	stepExists := func(n int) bool {
-		_, ok := p.Task.Step(n)
-		return ok || !taskOK
-	}
 	for _, part := range m.Graded {
 		if !slices.Contains(gradedParts, part) {
 			continue // reported by parseManifest
@@ -312,6 +306,13 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		if !ok {
 			continue
 		}
+		// checkStep reports a fixture, scenario or rule whose task step task.md lacks; when
+		// task.md itself is broken its problems are reported already, and this would be noise.
+		checkStep := func(kind, id string, n int) {
+			if _, ok := p.Task.Step(n); !ok && taskOK {
+				ps.add(file, fixtureLine(src, id), "%s %q grades task step %d, which task.md does not have", kind, id, n)
+			}
+		}
 		switch part {
 		case "config":
 			cs := parseConfigRules(file, src, &ps)
@@ -319,9 +320,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 				continue
 			}
 			for _, r := range cs.Rules {
-				if !stepExists(r.Task) {
-					ps.add(file, fixtureLine(src, r.ID), "rule %q grades task step %d, which task.md does not have", r.ID, r.Task)
-				}
+				checkStep("rule", r.ID, r.Task)
 			}
 			p.ConfigRules = cs
 		case "client":
@@ -335,9 +334,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 				}
 			}
 			for _, s := range sc.Scenarios {
-				if !stepExists(s.Task) {
-					ps.add(file, fixtureLine(src, s.ID), "scenario %q grades task step %d, which task.md does not have", s.ID, s.Task)
-				}
+				checkStep("scenario", s.ID, s.Task)
 			}
 			p.Scenarios = sc
 		case "server":
@@ -346,9 +343,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 				continue
 			}
 			for _, f := range set.Fixtures {
-				if !stepExists(f.Task) {
-					ps.add(file, fixtureLine(src, f.ID), "fixture %q grades task step %d, which task.md does not have", f.ID, f.Task)
-				}
+				checkStep("fixture", f.ID, f.Task)
 			}
 			p.Fixtures[part] = set
 		}

@@ -1,7 +1,6 @@
 package katas
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -104,18 +103,7 @@ func parseScenarios(file string, src []byte, m *Manifest, ps *Problems) *Scenari
 	}
 	seen := map[string]bool{}
 	for i, s := range set.Scenarios {
-		line := fixtureLine(src, s.ID)
-		where := fmt.Sprintf("scenario %d (%q)", i+1, s.ID)
-		bad := func(format string, args ...any) { ps.add(file, line, "%s: %s", where, fmt.Sprintf(format, args...)) }
-		if s.ID == "" || seen[s.ID] {
-			bad("id is empty or used twice")
-		}
-		if strings.TrimSpace(s.Name) == "" {
-			bad("name is empty")
-		}
-		if s.Task < 1 {
-			bad("task must name a task step")
-		}
+		bad := checkEntry(ps, file, src, "scenario", i, s.ID, s.Name, s.Task, seen)
 		if len(s.Results) == 0 {
 			bad("no results to play")
 		}

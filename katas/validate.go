@@ -51,6 +51,11 @@ type Validation struct {
 	Seeds []SeedCoverage
 	// Problems is every problem found, each with file and line; none means the packet is good.
 	Problems Problems
+	// Warnings are the item-writing cues found (docs/packets.md, "Item-writing checks"), each
+	// with file and line; kata validate --strict counts them as problems.
+	Warnings Problems
+	// Exam is the path of the packet's exam.md as problems name it.
+	Exam string
 }
 
 // SeedCoverage is the coverage map's size for one seed.
@@ -98,6 +103,8 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 	for _, name := range names {
 		v := ValidatePacket(fsys, name, dir, opts)
 		v.Problems = v.Problems.Rooted(root)
+		v.Warnings = v.Warnings.Rooted(root)
+		v.Exam = Problems{{File: v.Exam}}.Rooted(root)[0].File
 		out = append(out, v)
 	}
 	return out, nil
@@ -112,7 +119,7 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 // Every problem is reported.
 func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Validation {
 	p, ps := CheckPacket(fsys, dir, source)
-	v := Validation{Dir: dir, Packet: p, Problems: ps}
+	v := Validation{Dir: dir, Packet: p, Problems: ps, Exam: path.Join(dir, "exam.md")}
 	if p == nil {
 		return v
 	}
@@ -166,9 +173,53 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 		}
 	}
 	validatePrompts(fsys, dir, p, &v.Problems)
+	checkItemWriting(exam, p.Items, &v.Warnings)
 	v.Coverage, v.Seeds = validateCoverage(fsys, dir, p, opts, &v.Problems)
 	sortProblems(v.Problems)
+	sortProblems(v.Warnings)
 	return v
+}
+
+// CheckNearDuplicates adds to each validation's warnings the items whose stems are
+// near-duplicates (NearDuplicates) of another validated item's, or of an item of others: the
+// packets a mock exam may draw beside the validated ones (a packet of others with the id of a
+// validated one is skipped, as the validated one replaces it). Items of others are named by
+// their source and id.
+func CheckNearDuplicates(vs []Validation, others []*Packet) {
+	var check []ItemRef
+	owner := []int{}
+	ids := map[string]bool{}
+	for i, v := range vs {
+		if v.Packet == nil {
+			continue
+		}
+		ids[v.Packet.ID] = true
+		for _, it := range v.Packet.Items {
+			check = append(check, ItemRef{Kata: v.Packet.ID, File: v.Exam, Item: it})
+			owner = append(owner, i)
+		}
+	}
+	var rest []ItemRef
+	for _, p := range others {
+		if ids[p.ID] {
+			continue
+		}
+		file := p.Source + ":" + path.Join(p.ID, "exam.md")
+		for _, it := range p.Items {
+			rest = append(rest, ItemRef{Kata: p.ID, File: file, Item: it})
+		}
+	}
+	for _, w := range NearDuplicates(check, rest) {
+		for k, r := range check {
+			if r.File == w.File && r.Item.Line == w.Line {
+				vs[owner[k]].Warnings = append(vs[owner[k]].Warnings, w)
+				break
+			}
+		}
+	}
+	for i := range vs {
+		sortProblems(vs[i].Warnings)
+	}
 }
 
 // validateCoverage parses coverage.md, checks its references against p and, with a seeds
