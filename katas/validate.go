@@ -114,8 +114,9 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 // complete and well written (docs/packets.md): the five layers, at least MinItems items, each
 // anchored in one of ScenarioIDs, no rationale or option that refers to an option by letter or
 // position, at least one trap table, a fixture file only for a graded part, a manifest whose
-// scenarios are known, and a coverage.md whose every row cites a seed and line and points at an
-// item, trap row or task step that exists. Every problem is reported.
+// scenarios are known, ready prompts whose Arguments sections parse, and a coverage.md whose
+// every row cites a seed and line and points at an item, trap row or task step that exists.
+// Every problem is reported.
 func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Validation {
 	p, ps := CheckPacket(fsys, dir, source)
 	v := Validation{Dir: dir, Packet: p, Problems: ps, Exam: path.Join(dir, "exam.md")}
@@ -171,6 +172,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 			}
 		}
 	}
+	validatePrompts(fsys, dir, p, &v.Problems)
 	checkItemWriting(exam, p.Items, &v.Warnings)
 	v.Coverage, v.Seeds = validateCoverage(fsys, dir, p, opts, &v.Problems)
 	sortProblems(v.Problems)
