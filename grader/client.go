@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -98,7 +98,7 @@ func hashString(s string) uint64 {
 // fillPayload replaces a payload's placeholders (katas.ResultStep) with drawn values.
 func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map[string]any {
 	var retryable, final []string
-	for _, c := range sortedKeys(p.Categories) {
+	for _, c := range slices.Sorted(maps.Keys(p.Categories)) {
 		switch {
 		case slices.Contains(p.Escalate, c):
 		case p.Categories[c]:
@@ -114,7 +114,7 @@ func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map
 		return list[rng.IntN(len(list))]
 	}
 	out := map[string]any{}
-	for _, k := range sortedKeys(tmpl) {
+	for _, k := range slices.Sorted(maps.Keys(tmpl)) {
 		v := tmpl[k]
 		s, ok := v.(string)
 		if !ok {
@@ -149,15 +149,6 @@ func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // clientProc is the learner's running client and its stdout lines.

@@ -2,8 +2,10 @@ package grader
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
@@ -150,7 +152,7 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 		"{amount_nonpositive}": []float64{0, -1, -25.5}[d.rng.IntN(3)],
 	}
 	dr.args = map[string]any{}
-	for _, k := range sortedKeys(f.Arguments) {
+	for _, k := range slices.Sorted(maps.Keys(f.Arguments)) {
 		v := f.Arguments[k]
 		if s, ok := v.(string); ok {
 			if n, ok := numbers[s]; ok {

@@ -246,7 +246,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 			seeds = append(seeds, SeedCoverage{Seed: r.Seed})
 		}
 		seeds[i].Facts++
-		if r.SeedLine > 0 && !containsInt(seeds[i].Lines, r.SeedLine) {
+		if r.SeedLine > 0 && !slices.Contains(seeds[i].Lines, r.SeedLine) {
 			seeds[i].Lines = append(seeds[i].Lines, r.SeedLine)
 		}
 	}
@@ -293,7 +293,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 				continue
 			}
 			seeds[i].TextLines++
-			if !containsInt(seeds[i].Lines, n+1) {
+			if !slices.Contains(seeds[i].Lines, n+1) {
 				seeds[i].Uncited = append(seeds[i].Uncited, n+1)
 			}
 		}
@@ -348,15 +348,6 @@ func numberWord(n int) string {
 func saysChoose(stem string, n int) bool {
 	s := strings.ToLower(stem)
 	return strings.Contains(s, "choose "+numberWord(n)) || strings.Contains(s, fmt.Sprintf("choose %d", n))
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // sortProblems orders problems by file, then line, keeping the order found within a line.
