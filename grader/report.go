@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,6 +182,39 @@ func (r *run) record(t TestResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Tests = append(r.rep.Tests, t)
+}
+
+// sortTests puts the report's tests in the run's fixed order — config rules, tools/list, the
+// server fixtures, the stdout check, the client scenarios, each in file order — whatever order
+// the concurrent phases finished them in.
+func (r *run) sortTests() {
+	var ids []string
+	if r.packet.ConfigRules != nil {
+		for _, c := range r.packet.ConfigRules.Rules {
+			ids = append(ids, c.ID)
+		}
+	}
+	ids = append(ids, "tools-list")
+	if set := r.packet.Fixtures["server"]; set != nil {
+		for _, f := range set.Fixtures {
+			ids = append(ids, f.ID)
+		}
+	}
+	ids = append(ids, "stdout-protocol-only")
+	if r.packet.Scenarios != nil {
+		for _, s := range r.packet.Scenarios.Scenarios {
+			ids = append(ids, s.ID)
+		}
+	}
+	pos := func(id string) int {
+		if i := slices.Index(ids, id); i >= 0 {
+			return i
+		}
+		return len(ids)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slices.SortStableFunc(r.rep.Tests, func(a, b TestResult) int { return pos(a.ID) - pos(b.ID) })
 }
 
 // report ends the run: the status from the tests (pass when all passed) and the duration.

@@ -114,8 +114,9 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 // complete and well written (docs/packets.md): the five layers, at least MinItems items, each
 // anchored in one of ScenarioIDs, no rationale or option that refers to an option by letter or
 // position, at least one trap table, a fixture file only for a graded part, a manifest whose
-// scenarios are known, and a coverage.md whose every row cites a seed and line and points at an
-// item, trap row or task step that exists. Every problem is reported.
+// scenarios are known, ready prompts whose Arguments sections parse, and a coverage.md whose
+// every row cites a seed and line and points at an item, trap row or task step that exists.
+// Every problem is reported.
 func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Validation {
 	p, ps := CheckPacket(fsys, dir, source)
 	v := Validation{Dir: dir, Packet: p, Problems: ps, Exam: path.Join(dir, "exam.md")}
@@ -171,6 +172,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 			}
 		}
 	}
+	validatePrompts(fsys, dir, p, &v.Problems)
 	checkItemWriting(exam, p.Items, &v.Warnings)
 	v.Coverage, v.Seeds = validateCoverage(fsys, dir, p, opts, &v.Problems)
 	sortProblems(v.Problems)
@@ -244,7 +246,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 			seeds = append(seeds, SeedCoverage{Seed: r.Seed})
 		}
 		seeds[i].Facts++
-		if r.SeedLine > 0 && !containsInt(seeds[i].Lines, r.SeedLine) {
+		if r.SeedLine > 0 && !slices.Contains(seeds[i].Lines, r.SeedLine) {
 			seeds[i].Lines = append(seeds[i].Lines, r.SeedLine)
 		}
 	}
@@ -291,7 +293,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 				continue
 			}
 			seeds[i].TextLines++
-			if !containsInt(seeds[i].Lines, n+1) {
+			if !slices.Contains(seeds[i].Lines, n+1) {
 				seeds[i].Uncited = append(seeds[i].Uncited, n+1)
 			}
 		}
@@ -346,15 +348,6 @@ func numberWord(n int) string {
 func saysChoose(stem string, n int) bool {
 	s := strings.ToLower(stem)
 	return strings.Contains(s, "choose "+numberWord(n)) || strings.Contains(s, fmt.Sprintf("choose %d", n))
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // sortProblems orders problems by file, then line, keeping the order found within a line.
