@@ -339,7 +339,11 @@ func checkClientCommand(dir string, c *Command, raw []byte) error {
 func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	if kc.Build != nil {
 		r.info("building")
-		if err := runBuild(ctx, r.box, kc.Build); err != nil {
+		limit := buildDeadline
+		if r.box.goCacheFresh {
+			limit = freshCacheDeadline
+		}
+		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
 	}
@@ -356,14 +360,10 @@ const (
 	freshCacheDeadline = 5 * time.Minute
 )
 
-// runBuild runs kata.json's build command once, in the sandbox, within its deadline; a
-// failure is a submission error carrying the build's output tail, and a build still running at
-// its deadline is killed and says so.
-func runBuild(ctx context.Context, b *sandbox, c *Command) error {
-	limit := buildDeadline
-	if b.goCacheFresh {
-		limit = freshCacheDeadline
-	}
+// runBuild runs kata.json's build command once, in the sandbox, within limit; a failure is a
+// submission error carrying the build's output tail, and a build still running at limit is
+// killed and says so, naming the limit.
+func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) error {
 	out := &tailBuffer{cap: stderrCap}
 	p, err := startProcess(b, startSpec{ws: b.ws, command: c.Command, args: c.Args, env: b.env(nil), output: out})
 	if err != nil {
