@@ -249,6 +249,14 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 			return nil, file, false
 		}
+		if strings.HasSuffix(name, ".md") {
+			// checked before it is parsed: a parse of unbounded nesting is slow
+			n := len(ps)
+			checkMarkdownText(file, b, &ps)
+			if len(ps) > n {
+				return nil, file, false
+			}
+		}
 		return b, file, true
 	}
 	p := &Packet{Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
@@ -269,6 +277,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		return nil, ps
 	}
 	m := parseManifest(manifestFile, manifestSrc, &ps)
+	checkFiles(fsys, dir, &ps)
 	if m == nil {
 		return nil, ps
 	}

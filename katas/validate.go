@@ -126,6 +126,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
 	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
+	checkTexts(fsys, dir, p.Layers, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))
@@ -230,6 +231,9 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 	if err != nil {
 		ps.add(file, 0, "cannot read: %v; every packet maps its seed's facts to items, traps and steps", unwrapPathError(err))
 		return nil, nil
+	}
+	if !markdownFit(src) {
+		return nil, nil // reported by CheckPacket (checkFiles)
 	}
 	rows := parseCoverage(file, src, ps)
 	checkRefs(file, rows, p, ps)
