@@ -469,3 +469,17 @@ func TestValidateStrictShipped(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestSmallCommandErrors: `kata help` of a command kata does not have, and a --min-items below
+// 1, are errors (exit 2) that say so, not a silent exit 0 or a silent default.
+func TestSmallCommandErrors(t *testing.T) {
+	if _, errs, code := runKata(t, "help", "nope"); code != 2 || !strings.Contains(errs, `no command "nope"`) {
+		t.Errorf("kata help nope: exit %d, %q", code, errs)
+	}
+	if out, _, code := runKata(t, "help", "grade"); code != 0 || !strings.Contains(out, "kata grade [DIR]") {
+		t.Errorf("kata help grade: exit %d\n%s", code, out)
+	}
+	if _, errs, code := runKata(t, "validate", "--min-items", "-1"); code != 2 || !strings.Contains(errs, "--min-items -1") {
+		t.Errorf("validate --min-items -1: exit %d, %q", code, errs)
+	}
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
@@ -68,6 +69,8 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Run(mode+"/sigterm", func(t *testing.T) {
 			t.Parallel()
 			ws, cmd := startGrade(t, bin, p, filepath.Join(refs, "hostile-daemons"), isolation, nil, "")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -79,6 +82,10 @@ func TestSandboxEndToEnd(t *testing.T) {
 			}
 			for _, l := range testenv.SurvivorsOf(ws, 10*time.Second) {
 				t.Errorf("after SIGTERM, process %s survived", l)
+			}
+			// the one-line notice says when learner code ran without isolation, and only then
+			if noted := strings.Contains(errb.String(), "runs without isolation"); noted != (mode == "fallback") {
+				t.Errorf("mode %s: stderr %q", mode, errb.String())
 			}
 			testenv.KillProcessesOf(ws)
 		})

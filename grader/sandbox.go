@@ -58,7 +58,11 @@ func (i Isolation) Notice() string {
 	if i.Isolated() {
 		return ""
 	}
-	return fmt.Sprintf("learner code runs without isolation (%s): it can read your files and other processes' environments, use the network, and leave processes behind if kata is killed; %s (docs/grading.md#sandbox)", i.Reason, howToIsolate())
+	how := howToIsolate()
+	if strings.Contains(i.Reason, EnvIsolation) || strings.Contains(i.Reason, "turned off") {
+		how = "unset " + EnvIsolation + " (or drop --no-isolation) to isolate it"
+	}
+	return fmt.Sprintf("learner code runs without isolation (%s): it can read your files and other processes' environments, use the network, and leave processes behind if kata is killed; %s (docs/grading.md#sandbox)", i.Reason, how)
 }
 
 // EnvIsolation is the environment variable that turns isolation off when set to "off"

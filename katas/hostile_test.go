@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // hostileCopy writes the shipped packet mcp-structured-errors into a temporary packets folder,
@@ -37,7 +36,8 @@ func validateProblems(t *testing.T, pkt string) string {
 
 // TestValidateRejectsHostilePackets: each packet that loading, `kata show` or `kata init`
 // would otherwise misread, hang on or write outside the workspace for is a validate problem
-// naming the file (and line, where there is one), and validation stays fast.
+// naming the file (and line, where there is one). (Before the bounds, the nested ones made
+// `kata show` run for minutes: without them this test would not finish.)
 func TestValidateRejectsHostilePackets(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("# not the packet's\n"), 0o644)
@@ -118,13 +118,9 @@ func TestValidateRejectsHostilePackets(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pkt := hostileCopy(t, c.edit)
-			start := time.Now()
 			got := validateProblems(t, pkt)
 			if !strings.Contains(got, c.want) {
 				t.Errorf("validate reports\n%s\nwant a problem containing %q", got, c.want)
-			}
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("validation took %v", d)
 			}
 		})
 	}
@@ -143,13 +139,9 @@ func TestHostileLayerIsRefusedWhenShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(pkt, "knowledge", "01-mental-model.md"), []byte(strings.Repeat(">", 128<<10)+"\n"), 0o644)
-	start := time.Now()
 	_, err := lib.LoadLayer("mcp-structured-errors", "knowledge")
 	if err == nil || !strings.Contains(err.Error(), "01-mental-model.md:1: the line starts with 131072 block-quote or list markers") {
 		t.Errorf("LoadLayer: %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("refusing the layer took %v", d)
 	}
 	os.Remove(filepath.Join(pkt, "knowledge", "01-mental-model.md"))
 	os.Symlink("/etc/passwd", filepath.Join(pkt, "knowledge", "01-mental-model.md"))
