@@ -1,6 +1,10 @@
 package kata
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kata-mcp/kata/katas"
@@ -29,5 +33,37 @@ func TestLeftLayerIsNotRendered(t *testing.T) {
 	}
 	if !l.Resident(p.ID, "examples") {
 		t.Error("the latest layer is not resident")
+	}
+}
+
+// TestHostileLayerGivesAnError: a layer nested past the bounds comes back at once as an error
+// naming its file and line, which the page shows in place of the layer, instead of a render
+// that runs for minutes and grows without bound.
+func TestHostileLayerGivesAnError(t *testing.T) {
+	root := t.TempDir()
+	err := fs.WalkDir(packets.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := fs.ReadFile(packets.FS, p)
+		dst := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddDir(root); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "mcp-structured-errors", "knowledge", "01-mental-model.md"), []byte("# Deep\n\n"+strings.Repeat(">", 100)+" x\n"), 0o644)
+	k := common.RenderKey{Doc: "mcp-structured-errors/knowledge", Width: 80, Style: markdown.StyleASCII}
+	msg, ok := NewLoader(lib).Load("mcp-structured-errors", "knowledge", k)().(common.RenderedMsg)
+	if !ok || msg.Err == nil || !strings.Contains(msg.Err.Error(), "01-mental-model.md:3: the line starts with 100 block-quote or list markers") {
+		t.Errorf("a nested layer gave %#v", msg)
 	}
 }
