@@ -421,21 +421,29 @@ func (p *process) kill(grace time.Duration) {
 	case <-time.After(grace):
 	}
 	p.signalAll(syscall.SIGKILL)
+	if p.pidNS != 0 {
+		// bwrap exits once its sandbox's init is dead, and reaps it; kill bwrap only if not
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+		}
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	<-p.done
 }
 
-// signalAll sends sig to the process's group, and under bwrap to its PID namespace: SIGKILL to
-// the namespace's init (the kernel then kills every process in it), other signals to every
-// member but the init.
+// signalAll sends sig to the process's group, or under bwrap into its PID namespace: SIGKILL to
+// the namespace's init (the kernel then kills every process in it, and bwrap exits), other
+// signals to every member but the init.
 func (p *process) signalAll(sig syscall.Signal) {
-	if p.pidNS != 0 {
-		if sig == syscall.SIGKILL {
-			_ = syscall.Kill(p.nsInit, syscall.SIGKILL)
-		} else {
-			signalNamespace(p.pidNS, p.nsInit, sig)
-		}
+	switch {
+	case p.pidNS == 0:
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	case sig == syscall.SIGKILL:
+		_ = syscall.Kill(p.nsInit, syscall.SIGKILL)
+	default:
+		signalNamespace(p.pidNS, p.nsInit, sig)
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
 // tailBuffer keeps the last cap bytes written to it and counts all bytes ever written, so a

@@ -124,10 +124,11 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 	defer cancel()
 	session, err := client.Connect(hctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		// Give an exiting process a moment to be reaped so the message can say how it ended.
+		// Give an exiting process a moment to be reaped so the message can say how it ended:
+		// its pipes may stay open for up to WaitDelay while a descendant dies.
 		select {
 		case <-proc.done:
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(proc.cmd.WaitDelay + 500*time.Millisecond):
 		}
 		exited, how := proc.exited()
 		proc.kill(time.Second)
