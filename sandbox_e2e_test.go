@@ -105,7 +105,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 				// Without namespaces only the kernel's rules on /proc keep kata's environment
 				// from learner code of the same user, and root may read anything: the fallback
 				// is tested as an ordinary user (docs/grading.md#not-isolated)
-				cmd = asNobody(t, cmd, bin, home, ws)
+				cmd = asNobody(t, cmd, bin, home, filepath.Dir(ws))
 			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -137,8 +137,11 @@ func startGrade(t *testing.T, bin string, p *katas.Packet, ref, isolation string
 	if err := references.Workspace(p, "python", ref, ws); err != nil {
 		t.Fatal(err)
 	}
+	// kata's own temporary folders go in the test's, so a kata killed with SIGKILL leaves none
+	tmpdir := filepath.Join(tmp, "tmp")
+	os.Mkdir(tmpdir, 0o755)
 	cmd := exec.Command(bin, "grade", "--seed", "1", ws)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KATA_STATE=" + filepath.Join(tmp, "state", "progress.db"), "KATA_ISOLATION=" + isolation}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmpdir, "KATA_STATE=" + filepath.Join(tmp, "state", "progress.db"), "KATA_ISOLATION=" + isolation}
 	if v := os.Getenv(grader.EnvGoCache); v != "" {
 		cmd.Env = append(cmd.Env, grader.EnvGoCache+"="+v)
 	}
@@ -169,7 +172,7 @@ func asNobody(t *testing.T, cmd *exec.Cmd, bin string, dirs ...string) *exec.Cmd
 			return nil
 		})
 	}
-	cache := filepath.Join(dirs[len(dirs)-1], ".kata", "go-cache")
+	cache := filepath.Join(dirs[len(dirs)-1], "go-cache")
 	var env []string
 	for _, kv := range cmd.Env {
 		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, grader.EnvGoCache+"=") {

@@ -2,6 +2,7 @@ package grader
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,34 @@ echo all-checked`
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "written.txt")); string(b) != "ok\n" {
 		t.Error("a file written in the sandbox's workspace is not in the workspace")
+	}
+}
+
+// TestStaleSandboxFoldersAreRemoved: a fallback run's temporary folder left by a grader that
+// was killed (its PID no longer runs) is removed by the next run; one of a running grader is
+// kept.
+func TestStaleSandboxFoldersAreRemoved(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stale := filepath.Join(os.TempDir(), sandboxPrefix+"999999999-1")
+	live := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-1", sandboxPrefix, os.Getppid()))
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(filepath.Join(d, "home", "ro"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(stale, "home"), 0o500) // as Go's module cache leaves its folders
+	box, err := newSandbox(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.close()
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the folder of a grader that is gone was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("the folder of a running grader was removed")
+	}
+	if _, err := os.Stat(box.hostTemp); err == nil {
+		t.Error("close kept the run's own folder")
 	}
 }

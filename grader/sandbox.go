@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,7 +148,8 @@ func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
 		b.home, b.tmp = sandboxHome, "/tmp"
 		return b, nil
 	}
-	tmp, err := os.MkdirTemp("", "kata-sandbox-")
+	removeStaleSandboxes()
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", sandboxPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
 	}
@@ -161,6 +163,25 @@ func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
 	}
 	b.marker = runMarker(runSeq.Add(1))
 	return b, nil
+}
+
+// sandboxPrefix starts the name of a fallback run's temporary folder, followed by the grader's
+// PID, so a folder left by a grader that was killed can be told from one in use.
+const sandboxPrefix = "kata-sandbox-"
+
+// removeStaleSandboxes removes the temporary folders of fallback runs whose grader is no longer
+// running (it was killed before it could remove them).
+func removeStaleSandboxes() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), sandboxPrefix+"*-*"))
+	for _, m := range matches {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(m), sandboxPrefix), "-", 2)[0])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			removeAllForce(m)
+		}
+	}
 }
 
 // sandboxHome is HOME inside a bwrap sandbox: an empty folder on its private /tmp.
