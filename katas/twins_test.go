@@ -193,7 +193,7 @@ func TestOrphanTwin(t *testing.T) {
 var translated = map[string][]string{
 	"mcp-structured-errors": {"es", "ru"},
 	"mcp-error-responses":   {"es", "ru"},
-	"mcp-engineering":       {"es"},
+	"mcp-engineering":       {"es", "ru"},
 }
 
 // The shipped twins match their English files, and the translated packets are complete.
