@@ -56,23 +56,23 @@ func SplitTwin(name string) (english, locale string, ok bool) {
 //     in order, in agents/ the same front-matter name and tools.
 //
 // Each difference is a problem at the twin's file and line whose message names the English
-// file and line; problems parsing either file are reported as the parsers name them.
+// file and line; problems parsing either file are reported as the parsers name them. Problems
+// are sorted by file and line.
 func CheckTwin(english string, enSrc []byte, twin string, twSrc []byte) Problems {
 	var ps Problems
-	if slices.Contains(LayerNames, path.Base(path.Dir(english))) {
+	switch {
+	case slices.Contains(LayerNames, path.Base(path.Dir(english))):
 		checkLayerTwin(english, enSrc, twin, twSrc, &ps)
-		return ps
-	}
-	switch path.Base(english) {
-	case "exam.md":
+	case path.Base(english) == "exam.md":
 		checkExamTwin(english, enSrc, twin, twSrc, &ps)
-	case "traps.md":
+	case path.Base(english) == "traps.md":
 		checkTrapsTwin(english, enSrc, twin, twSrc, &ps)
-	case "task.md":
+	case path.Base(english) == "task.md":
 		checkTaskTwin(english, enSrc, twin, twSrc, &ps)
 	default:
 		ps.add(twin, 0, "a locale twin of %s, which is not exam.md, traps.md, task.md or a layer file", english)
 	}
+	sortProblems(ps)
 	return ps
 }
 

@@ -1,6 +1,7 @@
 package katas
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
 	"path"
@@ -224,5 +225,85 @@ func TestShippedTwins(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A shipped twin broken on purpose fails, each problem at the twin's line naming the English
+// file and its line: a key moved to another option, a missing item, a missing trap row.
+func TestBrokenShippedTwinFails(t *testing.T) {
+	const dir = "mcp-structured-errors"
+	read := func(name string) string {
+		b, err := fs.ReadFile(packets.FS, path.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	enExam, twExam := read("exam.md"), read("exam.ru.md")
+	enItems, err := ParseExam("en", []byte(enExam))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Move the key of se-03 from its second option to its first, and cut se-05 out.
+	se03 := strings.Index(twExam, "## `se-03`")
+	se04 := strings.Index(twExam, "## `se-04`")
+	item := twExam[se03:se04]
+	first := strings.Index(item, "- [ ] ")
+	key := strings.Index(item, "- [x] ")
+	if first < 0 || key < first {
+		t.Fatalf("se-03 in exam.ru.md no longer has a distractor before its key")
+	}
+	moved := item[:first] + "- [x] " + item[first+6:key] + "- [ ] " + item[key+6:]
+	se05 := strings.Index(twExam, "## `se-05`")
+	se06 := strings.Index(twExam, "## `se-06`")
+	broken := twExam[:se03] + moved + twExam[se04:se05] + twExam[se06:]
+
+	enFile, twFile := dir+"/exam.md", dir+"/exam.ru.md"
+	ps := CheckTwin(enFile, []byte(enExam), twFile, []byte(broken))
+	byID := map[string]Item{}
+	for _, it := range enItems {
+		byID[it.ID] = it
+	}
+	se03en, se05en := byID["se-03"], byID["se-05"]
+	if len(se03en.Options) != 4 || !se03en.Options[1].Key {
+		t.Fatalf("se-03 in exam.md no longer has four options keyed on the second: %+v", se03en.Options)
+	}
+	want := []string{
+		fmt.Sprintf("item se-03: option 1 of 4 is a key (checked) here but a distractor (unchecked) in %s:%d", enFile, se03en.Options[0].Line),
+		fmt.Sprintf("item se-03: option 2 of 4 is a distractor (unchecked) here but a key (checked) in %s:%d", enFile, se03en.Options[1].Line),
+		fmt.Sprintf("item se-05 of %s:%d is missing here", enFile, se05en.Line),
+	}
+	got := ps.Error()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("no problem says %q; got:\n%s", w, got)
+		}
+	}
+	for _, p := range ps {
+		if p.File != twFile || p.Line == 0 {
+			t.Errorf("problem not at a line of the twin: %v", p)
+		}
+	}
+	if len(ps) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(ps), len(want), got)
+	}
+
+	enTraps, twTraps := read("traps.md"), read("traps.es.md")
+	lines := strings.Split(twTraps, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "| `except Exception") {
+			lines = append(lines[:i], lines[i+1:]...)
+			break
+		}
+	}
+	tables, err := ParseTraps("en", []byte(enTraps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(tables[0].Rows)
+	ps = CheckTwin(dir+"/traps.md", []byte(enTraps), dir+"/traps.es.md", []byte(strings.Join(lines, "\n")))
+	if len(ps) != 1 || !strings.Contains(ps[0].Error(), dir+"/traps.es.md:") ||
+		!strings.Contains(ps[0].Error(), fmt.Sprintf("has %d rows here, %d in %s/traps.md:%d", n-1, n, dir, tables[0].Rows[0].Line)) {
+		t.Errorf("a trap row fewer: %v", ps)
 	}
 }
