@@ -34,13 +34,16 @@ func checkFiles(fsys fs.FS, dir string, ps *Problems) {
 	})
 }
 
-// checkTexts reports each Markdown file of the packet that is not UTF-8 text or breaks
-// MarkdownBounds, and each layer readLayer refuses — the checks LoadLayer makes when a layer is
-// shown, made here for all of them. Files CheckPacket parses were checked as it read them.
+// checkTexts reports each Markdown file of the packet (locale twins included) that is not UTF-8
+// text or breaks MarkdownBounds, and each layer readLayer refuses — the checks LoadLayer makes
+// when a layer is shown, made here for all of them. Files CheckPacket parses were checked as it
+// read them.
 func checkTexts(fsys fs.FS, dir string, layers []string, ps *Problems) {
 	fs.WalkDir(fsys, dir, func(name string, d fs.DirEntry, err error) error {
 		rel := strings.TrimPrefix(strings.TrimPrefix(name, dir), "/")
-		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(name, ".md") || slices.Contains(layers, path.Dir(rel)) || slices.Contains(parsedFiles, rel) {
+		_, _, twin := SplitTwin(d.Name())
+		layerFile := slices.Contains(layers, path.Dir(rel)) && !twin // a locale twin is no layer file
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(name, ".md") || layerFile || slices.Contains(parsedFiles, rel) {
 			return nil
 		}
 		src, err := fs.ReadFile(fsys, name)

@@ -60,6 +60,9 @@ func TestValidateRejectsHostilePackets(t *testing.T) {
 			}
 			os.WriteFile(knowledge(p), []byte("intro\n\n"+b.String()), 0o644)
 		}, "knowledge/01-mental-model.md:11: block quotes and lists nest more than 8 deep"},
+		{"nested block quotes in a locale twin", func(p string) {
+			os.WriteFile(filepath.Join(p, "knowledge", "01-mental-model.es.md"), []byte(strings.Repeat("> ", 40)+"x\n"), 0o644)
+		}, "knowledge/01-mental-model.es.md:1: the line starts with 40 block-quote or list markers"},
 		{"nested block quotes in exam.md", func(p string) {
 			f := filepath.Join(p, "exam.md")
 			b, _ := os.ReadFile(f)
