@@ -483,3 +483,33 @@ func TestSmallCommandErrors(t *testing.T) {
 		t.Errorf("validate --min-items -1: exit %d, %q", code, errs)
 	}
 }
+
+// TestValidateChecksLocaleTwins: a Spanish twin whose key moved to another option, and a Russian
+// twin that lost an item, fail kata validate naming the twin's line and the English file's.
+func TestValidateChecksLocaleTwins(t *testing.T) {
+	dir := t.TempDir()
+	copyShipped(t, "mcp-error-responses", dir, map[string]func(string) string{
+		"exam.es.md": func(s string) string {
+			first := strings.Index(s, "- [x] ")
+			next := strings.Index(s[first+1:], "- [ ] ") + first + 1
+			return s[:first] + "- [ ] " + s[first+6:next] + "- [x] " + s[next+6:]
+		},
+		"exam.ru.md": func(s string) string {
+			i := strings.Index(s, "## `er-02`")
+			j := strings.Index(s, "## `er-03`")
+			return s[:i] + s[j:]
+		},
+	})
+	out, _, code := runKata(t, "validate", dir)
+	for _, want := range []string{
+		"exam.es.md:", "item er-01: option 1 of 4 is a distractor (unchecked) here but a key (checked) in mcp-error-responses/exam.md:",
+		"exam.ru.md:", "item er-02 of mcp-error-responses/exam.md:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+}

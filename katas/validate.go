@@ -126,6 +126,9 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
 	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
+	// Locale twins (exam.es.md beside exam.md, …) keep the English file's ids, keys, options,
+	// trap rows, steps and code: a difference names both files and lines.
+	v.Problems = append(v.Problems, CheckTwins(fsys, dir)...)
 	checkTexts(fsys, dir, p.Layers, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
