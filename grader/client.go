@@ -43,7 +43,7 @@ type clientLine struct {
 }
 
 func startClient(spec launchSpec) (*clientProc, error) {
-	p, err := startProcess(spec.dir, spec.command, spec.args, spec.env)
+	p, err := spec.start()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package grader
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // row, so an asynchronous copy of stderr would lose the race on some of them.
 func TestStderrSettlesBeforeTheAnswer(t *testing.T) {
 	script := `while read -r x; do echo "err $x" >&2; echo "out $x"; done`
-	p, err := startProcess(t.TempDir(), "sh", []string{"-c", script}, processEnv(nil))
+	p, err := startProcess(nil, startSpec{ws: t.TempDir(), command: "sh", args: []string{"-c", script}, env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Skipf("no sh: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kata-mcp/kata/grader"
 )
 
 // ErrUnavailable marks an Install that could not run here: npm or go is not installed, or the
@@ -34,9 +36,9 @@ func NeedsInstall(dir string) bool {
 // Install installs the workspace's dependencies as a learner does before `kata grade`, which
 // installs nothing itself (docs/grading.md#kata-json): with a package-lock.json, `npm ci` (the
 // exact versions of the lock file, into dir/node_modules, no install scripts); with a go.sum,
-// `go mod download`, into the module cache the grader's build will read — the one `go env
-// GOMODCACHE` names in the build's environment (PATH, HOME, LANG, TMPDIR only,
-// docs/grading.md#environment). An error wraps ErrUnavailable when the tool is missing or the
+// `go mod download` into the module cache of the GOPATH the grader's build gets
+// (grader.GoPath: .kata/go in the workspace, docs/grading.md#environment), left writable so the
+// workspace can be removed. An error wraps ErrUnavailable when the tool is missing or the
 // network is the cause, and carries the command's last output lines.
 func Install(ctx context.Context, dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err == nil {
@@ -45,11 +47,8 @@ func Install(ctx context.Context, dir string) error {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil {
-		cache, err := output(ctx, dir, buildEnv(), "go", "env", "GOMODCACHE")
-		if err != nil {
-			return err
-		}
-		env := append(os.Environ(), "GOMODCACHE="+strings.TrimSpace(cache))
+		gopath := grader.GoPath(dir)
+		env := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+filepath.Join(gopath, "pkg", "mod"), "GOFLAGS=-modcacherw")
 		if err := run(ctx, dir, env, "go", "mod", "download"); err != nil {
 			return err
 		}
@@ -57,29 +56,11 @@ func Install(ctx context.Context, dir string) error {
 	return nil
 }
 
-// buildEnv is the caller's environment as the grader passes it to a build: PATH, HOME, LANG and
-// TMPDIR only.
-func buildEnv() []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
-
-// run runs the command in dir with env (nil: the caller's), under installDeadline.
+// run runs the command in dir with env (nil: the caller's), under installDeadline; a failure
+// names the command and quotes the end of its output.
 func run(ctx context.Context, dir string, env []string, name string, args ...string) error {
-	_, err := output(ctx, dir, env, name, args...)
-	return err
-}
-
-// output runs the command and returns its stdout; a failure names the command and quotes the
-// end of its output.
-func output(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
 	if _, err := exec.LookPath(name); err != nil {
-		return "", fmt.Errorf("%w: %s is not installed", ErrUnavailable, name)
+		return fmt.Errorf("%w: %s is not installed", ErrUnavailable, name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, installDeadline)
 	defer cancel()
@@ -95,11 +76,11 @@ func output(ctx context.Context, dir string, env []string, name string, args ...
 		}
 		msg := fmt.Errorf("%s %s in %s: %v\n%s", name, strings.Join(args, " "), dir, err, out)
 		if offline(out) {
-			return "", fmt.Errorf("%w: %w", ErrUnavailable, msg)
+			return fmt.Errorf("%w: %w", ErrUnavailable, msg)
 		}
-		return "", msg
+		return msg
 	}
-	return stdout.String(), nil
+	return nil
 }
 
 // offlineMarks are what npm and go print when the registry or the module proxy cannot be
