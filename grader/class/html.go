@@ -112,7 +112,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	v.Counts = strings.Join([]string{
 		fmt.Sprintf("%d graded now", r.Graded), fmt.Sprintf("%d unchanged since their stored result", r.Reused),
-		fmt.Sprintf("%d jobs", r.Jobs), fmt.Sprintf("%.1f s", float64(r.DurationMS)/1000),
+		katas.Count(r.Jobs, "job", "jobs"), fmt.Sprintf("%.1f s", float64(r.DurationMS)/1000),
 	}, ", ")
 	return htmlReport.Execute(w, v)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
 )
 
 // barWidth is the progress bar's width in cells.
@@ -29,6 +30,10 @@ func NewProgress(w io.Writer, terminal bool) *Progress { return &Progress{w: w, 
 func (p *Progress) Event(e Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Kind == EventBegan {
+		fmt.Fprintf(p.w, "kata class grade: %s, %d at a time, seed %d (repeat with --seed %d)\n", katas.Count(e.Total, "learner", "learners"), e.Jobs, e.Seed, e.Seed)
+		return
+	}
 	if !p.terminal {
 		if e.Kind == EventFinished {
 			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, e.Learner.Name, Outcome(e.Result))

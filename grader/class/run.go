@@ -44,6 +44,7 @@ type EventKind string
 
 // Event kinds.
 const (
+	EventBegan    EventKind = "began"    // the batch began: Seed, Jobs and Total are set
 	EventStarted  EventKind = "started"  // a learner's grade began
 	EventFinished EventKind = "finished" // a learner's result is ready (graded now or from the store)
 )
@@ -56,6 +57,9 @@ type Event struct {
 	Result *Result
 	// Done counts finished learners, Running those being graded, Total all of the batch.
 	Done, Running, Total int
+	// Seed is the batch's seed and Jobs how many learners are graded at once.
+	Seed int64
+	Jobs int
 }
 
 // Result is one learner's outcome in a batch.
@@ -88,7 +92,7 @@ type Batch struct {
 
 // ErrNotIsolated is Run's error when the grader does not isolate learner code and
 // Options.NoIsolation is not set.
-var ErrNotIsolated = errors.New("not isolated")
+var ErrNotIsolated = errors.New("refusing to grade a class without isolation")
 
 // Run grades the learners with one seed, opts.Jobs at a time, each learner's result saved in
 // store as soon as it is ready. A learner whose stored result has the folder's current hash
@@ -99,7 +103,7 @@ var ErrNotIsolated = errors.New("not isolated")
 // way are stopped and not saved, and Run returns the batch so far with ctx's error.
 func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learner, opts Options) (*Batch, error) {
 	if ok, why := Isolation(); !ok && !opts.NoIsolation {
-		return nil, fmt.Errorf("%w: refusing to grade a class: %s. A class is other people's code; pass --no-isolation to grade it anyway, on a machine where that code can do no harm", ErrNotIsolated, why)
+		return nil, fmt.Errorf("%w: %s; a class is other people's code: pass --no-isolation to grade it anyway, on a machine where that code can do no harm", ErrNotIsolated, why)
 	}
 	start := time.Now()
 	seed, err := classSeed(store, opts)
@@ -122,9 +126,10 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 	done, running := 0, 0
 	emit := func(kind EventKind, l Learner, r *Result) {
 		if opts.Progress != nil {
-			opts.Progress(Event{Kind: kind, Learner: l, Result: r, Done: done, Running: running, Total: len(learners)})
+			opts.Progress(Event{Kind: kind, Learner: l, Result: r, Done: done, Running: running, Total: len(learners), Seed: seed, Jobs: jobs})
 		}
 	}
+	emit(EventBegan, Learner{}, nil)
 
 	// The results already in the store come first, so the progress counts start from them.
 	var todo []int

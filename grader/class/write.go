@@ -71,8 +71,8 @@ func WriteText(w io.Writer, r *Report) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s: %d graded now, %d unchanged since their stored result, %d cannot be graded · %d jobs · %.1f s\n",
-		katas.Count(len(r.Learners), "learner", "learners"), r.Graded, r.Reused, r.CannotGrade, r.Jobs, float64(r.DurationMS)/1000)
+	fmt.Fprintf(w, "\n%s: %d graded now, %d unchanged since their stored result, %d cannot be graded · %s · %.1f s\n",
+		katas.Count(len(r.Learners), "learner", "learners"), r.Graded, r.Reused, r.CannotGrade, katas.Count(r.Jobs, "job", "jobs"), float64(r.DurationMS)/1000)
 }
 
 // kataNames lists the class's katas.
