@@ -18,18 +18,13 @@ import (
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/internal/headless"
-	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/packets"
 )
 
 // classOf builds a class folder with one learner per reference ("kata/lang/ref" under
 // testdata/references, or "" for an empty folder).
 func classOf(t *testing.T, learners map[string]string) string {
 	t.Helper()
-	lib, err := katas.Discover(packets.FS, "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := library(t)
 	dir := filepath.Join(t.TempDir(), "class")
 	for name, ref := range learners {
 		ws := filepath.Join(dir, name)
