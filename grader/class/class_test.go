@@ -578,9 +578,13 @@ func TestProgress(t *testing.T) {
 	}
 	var tty bytes.Buffer
 	p = NewProgress(&tty, true)
+	p.Event(Event{Kind: EventBegan, Total: 2, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Running: 1, Total: 2})
+	p.Event(Event{Kind: EventStarted, Learner: Learner{Name: "carol"}, Done: 1, Running: 1, Total: 2})
 	p.Done()
-	if got := tty.String(); !strings.Contains(got, "\r\x1b[K[████████████░░░░░░░░░░░░] 1/2 · 1 grading · bob: 1/2 passed") || !strings.HasSuffix(got, "\r\x1b[K") {
+	got := tty.String()
+	if !strings.HasPrefix(got, "kata class grade: 2 learners, 2 at a time, seed 9 (repeat with --seed 9)\n") ||
+		strings.Count(got, "\r\x1b[K[████████████░░░░░░░░░░░░] 1/2 · 1 grading · bob: 1/2 passed") != 2 || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("terminal progress %q", got)
 	}
 }

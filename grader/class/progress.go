@@ -21,6 +21,8 @@ type Progress struct {
 	terminal bool
 	mu       sync.Mutex
 	drawn    bool
+	// last is the latest finished learner's outcome, shown until the next one finishes.
+	last string
 }
 
 // NewProgress returns a Progress writing to w; terminal says w is a terminal.
@@ -46,7 +48,10 @@ func (p *Progress) Event(e Event) {
 	}
 	line := fmt.Sprintf("[%s%s] %d/%d · %d grading", strings.Repeat("█", filled), strings.Repeat("░", barWidth-filled), e.Done, e.Total, e.Running)
 	if e.Kind == EventFinished {
-		line += " · " + e.Learner.Name + ": " + Outcome(e.Result)
+		p.last = e.Learner.Name + ": " + Outcome(e.Result)
+	}
+	if p.last != "" {
+		line += " · " + p.last
 	}
 	fmt.Fprint(p.w, "\r\x1b[K"+clip(line, 110))
 	p.drawn = true
