@@ -511,6 +511,14 @@ func TestClassReport(t *testing.T) {
 		t.Errorf("dave's row %v", dave)
 	}
 
+	// A learner's text that a spreadsheet would run as a formula stays text.
+	r.Learners[3].Message = "=HYPERLINK(\"http://example.invalid\")"
+	out.Reset()
+	WriteCSV(&out, r)
+	if rows, _ := csv.NewReader(&out).ReadAll(); rows[4][len(rows[4])-1] != "'=HYPERLINK(\"http://example.invalid\")" {
+		t.Errorf("a formula in a message: %q", rows[4][len(rows[4])-1])
+	}
+
 	out.Reset()
 	if err := WriteJSON(&out, r); err != nil {
 		t.Fatal(err)

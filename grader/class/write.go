@@ -120,7 +120,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 		return err
 	}
 	for _, l := range r.Learners {
-		row := []string{l.Name, l.Kata, l.Status, "", ""}
+		row := []string{textCell(l.Name), l.Kata, l.Status, "", ""}
 		if !l.CannotGrade() {
 			row[3], row[4] = fmt.Sprint(l.Passed), fmt.Sprint(l.Tests)
 		}
@@ -135,13 +135,23 @@ func WriteCSV(w io.Writer, r *Report) error {
 		if l.MaxPoints > 0 {
 			pts, max, pct = grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), fmt.Sprint(l.Percent)
 		}
-		row = append(row, pts, max, pct, l.Message)
+		row = append(row, pts, max, pct, textCell(l.Message))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// textCell keeps a text cell from being read as a formula by a spreadsheet: one that starts
+// with '=', '+', '-', '@', a tab or a carriage return gets a leading apostrophe (OWASP, "CSV
+// Injection"). Names and messages can carry a learner's own text.
+func textCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // WriteJSON writes the class report as indented JSON.
