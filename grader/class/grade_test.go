@@ -140,3 +140,51 @@ func TestGradeARealClass(t *testing.T) {
 		t.Errorf("%d results stored, want 5", n)
 	}
 }
+
+// TestEachLearnerGetsItsOwnRow: a build that fails, a server that crashes before the
+// handshake and one that floods stdout each get their own verdict beside the others, and no
+// process of theirs survives.
+func TestEachLearnerGetsItsOwnRow(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed (.ci/run installs it)")
+	}
+	lib := library(t)
+	class := refClass(t, lib, map[string]string{
+		"build":  "mcp-structured-errors/python/correct",
+		"crash":  "mcp-structured-errors/python/hostile-exits-at-once",
+		"floods": "mcp-structured-errors/python/hostile-floods-stdout",
+	})
+	kj := filepath.Join(class, "build", "kata.json")
+	mkfile(t, kj, `{"kata": "mcp-structured-errors", "language": "python", "build": {"command": "false"},
+ "client": {"command": "python3", "args": ["client.py"]}}`)
+	learners, err := Discover([]string{class})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(filepath.Join(t.TempDir(), StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	b, err := Run(context.Background(), lib, store, learners, Options{NoIsolation: true, Jobs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := BuildReport(lib, b, BuildOptions{})
+	want := map[string]string{"build": "build `false ` failed", "crash": "exited with code 3"}
+	for _, row := range r.Learners {
+		switch row.Name {
+		case "floods":
+			if row.Status != grader.StatusFail || !slices.Equal(row.FailedRules, []grader.RuleID{grader.RuleStdoutProtocol}) {
+				t.Errorf("floods: %s, rules %v (%s)", row.Status, row.FailedRules, row.Message)
+			}
+		default:
+			if !row.CannotGrade() || !strings.Contains(row.Message, want[row.Name]) {
+				t.Errorf("%s: %s, %q; want cannot grade: …%s…", row.Name, row.Status, row.Message, want[row.Name])
+			}
+		}
+	}
+	if left := processesUnder(class); len(left) > 0 {
+		t.Errorf("learner processes outlived the batch:\n%s", strings.Join(left, "\n"))
+	}
+}
