@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -461,7 +462,7 @@ func checkAttemptedQuery(name string, payload map[string]any, dr drawn, ps *prob
 	if !ok {
 		return
 	}
-	for _, k := range sortedKeys(dr.args) {
+	for _, k := range slices.Sorted(maps.Keys(dr.args)) {
 		if !containsValue(q, dr.args[k]) {
 			ps.add(RuleAttemptedQuery, "%s %q does not contain the value of %s (%s); it must name every argument the call was given", name, clipText(q, 200), k, jsonText(dr.args[k]))
 		}

@@ -3,8 +3,10 @@ package grader
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
@@ -56,7 +58,7 @@ func keysOf(m map[string]any) string {
 	if len(m) == 0 {
 		return "none"
 	}
-	return strings.Join(sortedKeys(m), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
 func jsonText(v any) string {

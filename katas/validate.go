@@ -126,6 +126,10 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
 	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
+	// Locale twins (exam.es.md beside exam.md, …) keep the English file's ids, keys, options,
+	// trap rows, steps and code: a difference names both files and lines.
+	v.Problems = append(v.Problems, CheckTwins(fsys, dir)...)
+	checkTexts(fsys, dir, p.Layers, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))
@@ -231,6 +235,9 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 		ps.add(file, 0, "cannot read: %v; every packet maps its seed's facts to items, traps and steps", unwrapPathError(err))
 		return nil, nil
 	}
+	if !markdownFit(src) {
+		return nil, nil // reported by CheckPacket (checkFiles)
+	}
 	rows := parseCoverage(file, src, ps)
 	checkRefs(file, rows, p, ps)
 	var seeds []SeedCoverage
@@ -246,7 +253,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 			seeds = append(seeds, SeedCoverage{Seed: r.Seed})
 		}
 		seeds[i].Facts++
-		if r.SeedLine > 0 && !containsInt(seeds[i].Lines, r.SeedLine) {
+		if r.SeedLine > 0 && !slices.Contains(seeds[i].Lines, r.SeedLine) {
 			seeds[i].Lines = append(seeds[i].Lines, r.SeedLine)
 		}
 	}
@@ -293,7 +300,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 				continue
 			}
 			seeds[i].TextLines++
-			if !containsInt(seeds[i].Lines, n+1) {
+			if !slices.Contains(seeds[i].Lines, n+1) {
 				seeds[i].Uncited = append(seeds[i].Uncited, n+1)
 			}
 		}
@@ -348,15 +355,6 @@ func numberWord(n int) string {
 func saysChoose(stem string, n int) bool {
 	s := strings.ToLower(stem)
 	return strings.Contains(s, "choose "+numberWord(n)) || strings.Contains(s, fmt.Sprintf("choose %d", n))
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // sortProblems orders problems by file, then line, keeping the order found within a line.

@@ -17,14 +17,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kata-mcp/kata/grader"
 )
 
 // Isolation reports whether the grader confines the learner processes it runs (their files,
-// network and process count), and when it does not, why. A class is strangers' code, so Run
-// refuses to grade one without isolation unless Options.NoIsolation is set. It reports "not
-// available" here; the lead wires it to the grader's isolation report at merge.
+// network and process count; grader.DetectIsolation, docs/grading.md#sandbox), and when it does
+// not, why. A class is strangers' code, so Run refuses to grade one without isolation unless
+// Options.NoIsolation is set. A variable so that tests can stand in for the machine.
 var Isolation = func() (isolated bool, why string) {
-	return false, "this build of kata runs learner code without isolation (docs/grading.md#not-isolated)"
+	iso := grader.DetectIsolation()
+	return iso.Isolated(), iso.Reason
 }
 
 // Learner is one submission of a class: a workspace folder and the name reports show.

@@ -400,12 +400,13 @@ func TestRunRefusesWithoutIsolation(t *testing.T) {
 	}
 	defer store.Close()
 	f := &fakeGrader{lib: lib}
-	_, err = Run(context.Background(), lib, store, learners, Options{grade: f.grade})
-	if err == nil || !strings.Contains(err.Error(), "--no-isolation") || len(f.take()) != 0 {
-		t.Fatalf("without isolation: %v", err)
-	}
 	saved := Isolation
 	defer func() { Isolation = saved }()
+	Isolation = func() (bool, string) { return false, "bwrap is not installed" }
+	_, err = Run(context.Background(), lib, store, learners, Options{grade: f.grade})
+	if err == nil || !strings.Contains(err.Error(), "--no-isolation") || !strings.Contains(err.Error(), "bwrap is not installed") || len(f.take()) != 0 {
+		t.Fatalf("without isolation: %v", err)
+	}
 	Isolation = func() (bool, string) { return true, "" }
 	if _, err := Run(context.Background(), lib, store, learners, Options{grade: f.grade}); err != nil || len(f.take()) != 1 {
 		t.Fatalf("with isolation: %v", err)

@@ -4,6 +4,7 @@ package markdown
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"maps"
@@ -13,6 +14,8 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // Built-in glamour styles the kata app uses. "ascii" and "notty" produce stable, uncoloured
@@ -32,6 +35,10 @@ const MinWidth = 20
 
 // cacheSize bounds the number of rendered documents kept.
 const cacheSize = 128
+
+// cacheBytes bounds the total size of the rendered documents kept: 32 MiB (a variable only so
+// a test can lower it).
+var cacheBytes = 32 << 20
 
 type rendererKey struct {
 	width int
@@ -55,6 +62,7 @@ var (
 	renderers = map[rendererKey]*lockedRenderer{}
 	cache     = map[cacheKey]*list.Element{}
 	lru       = list.New() // of *cacheEntry, most recently used first
+	cached    int          // bytes of output in cache
 )
 
 type cacheEntry struct {
@@ -62,12 +70,35 @@ type cacheEntry struct {
 	out string
 }
 
-// Render renders md for a terminal wrap width of width columns (clamped to
-// [MinWidth, MaxWidth]) in the named glamour style, one of Styles(). Results are cached by
-// (hash of md, width, style); one renderer per (width, style) is kept and used under a lock,
-// so Render is safe for concurrent use. Paragraphs are reflowed first (see Reflow). Front matter must already be gone (katas.Layer.Markdown
-// turns it into a yaml code block). The error is an unknown style or a glamour failure.
+// BoundsError is a document Render refuses because it breaks katas.MarkdownBounds: too
+// large, or nested too deep to render in bounded time (docs/packets.md#limits).
+type BoundsError struct {
+	// Line is the 1-based line of the document where the bound is broken.
+	Line int
+	Msg  string
+}
+
+// Error says where and why: "line N: ...".
+func (e *BoundsError) Error() string {
+	return fmt.Sprintf("markdown: line %d: %s", e.Line, e.Msg)
+}
+
+// Render is RenderContext without a context.
 func Render(md string, width int, style string) (string, error) {
+	return RenderContext(context.Background(), md, width, style)
+}
+
+// RenderContext renders md for a terminal wrap width of width columns (clamped to
+// [MinWidth, MaxWidth]) in the named glamour style, one of Styles(). A document that breaks
+// katas.MarkdownBounds is refused with a *BoundsError before anything renders it, so every
+// render is bounded. Results are cached by (hash of md, width, style), within cacheSize
+// documents and cacheBytes of output; one renderer per (width, style) is kept and used under a
+// lock, so RenderContext is safe for concurrent use. When ctx ends before the render starts —
+// the layer was left, another was asked for — it returns ctx's error and renders nothing; a
+// render that has started runs to its end. Paragraphs are reflowed first (see Reflow). Front
+// matter must already be gone (katas.Layer.Markdown turns it into a yaml code block). Other
+// errors are an unknown style or a glamour failure.
+func RenderContext(ctx context.Context, md string, width int, style string) (string, error) {
 	width = ClampWidth(width)
 	if _, ok := styles.DefaultStyles[style]; !ok {
 		return "", fmt.Errorf("markdown: unknown style %q (known: %s)", style, strings.Join(Styles(), ", "))
@@ -85,8 +116,17 @@ func Render(md string, width int, style string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-
+	if line, msg := katas.MarkdownBounds([]byte(md)); line > 0 {
+		return "", &BoundsError{Line: line, Msg: msg}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	lr.mu.Lock()
+	if err := ctx.Err(); err != nil { // cancelled while another render held the renderer
+		lr.mu.Unlock()
+		return "", err
+	}
 	out, err := lr.r.Render(Reflow(md))
 	lr.mu.Unlock()
 	if err != nil {
@@ -100,9 +140,11 @@ func Render(md string, width int, style string) (string, error) {
 		return el.Value.(*cacheEntry).out, nil
 	}
 	cache[key] = lru.PushFront(&cacheEntry{key: key, out: out})
-	for lru.Len() > cacheSize {
+	cached += len(out)
+	for lru.Len() > cacheSize || (cached > cacheBytes && lru.Len() > 1) {
 		old := lru.Remove(lru.Back()).(*cacheEntry)
 		delete(cache, old.key)
+		cached -= len(old.out)
 	}
 	return out, nil
 }
