@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/internal/headless"
 )
@@ -185,8 +186,10 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 }
 
 // TestClassGradeRefusesWithoutIsolation: without --no-isolation a class is not graded while
-// the grader cannot isolate learner code.
+// the grader cannot isolate learner code (here: KATA_ISOLATION=off, as on a machine without
+// bwrap).
 func TestClassGradeRefusesWithoutIsolation(t *testing.T) {
+	t.Setenv(grader.EnvIsolation, "off")
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
 	out := filepath.Join(t.TempDir(), "report")
