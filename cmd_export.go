@@ -2,10 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/ui/assistant"
 )
 
@@ -13,13 +20,116 @@ import (
 func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "Export a kata for another tool (skill: a Claude Code skill and subagent)",
+		Short: "Export a kata for another tool (skill: Claude Code; gradescope: a Gradescope autograder; classroom: a GitHub Classroom starter)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newExportSkillCmd())
+	cmd.AddCommand(newExportSkillCmd(), newExportGradescopeCmd(), newExportClassroomCmd())
+	return cmd
+}
+
+// kataModule is the module `go install` installs kata from.
+const kataModule = "github.com/kata-mcp/kata"
+
+func newExportGradescopeCmd() *cobra.Command {
+	var out, binary string
+	var langs []string
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "gradescope KATA -o autograder.zip",
+		Short: "Write a Gradescope autograder for a kata: setup.sh, run_autograder and this kata binary, in a zip",
+		Long: "kata export gradescope KATA -o autograder.zip writes the zip to upload as a Gradescope programming\n" +
+			"assignment's autograder (Ubuntu 24.04 base image): setup.sh installs the language runtimes and kata,\n" +
+			"run_autograder grades /autograder/submission and writes /autograder/results/results.json, one test per\n" +
+			"graded test with its points and its task step as a tag. The kata binary shipped is this one (it must be\n" +
+			"a Linux amd64 build) or --binary's.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibraryFor(cmd, args[:1])
+			if err != nil {
+				return err
+			}
+			p, _ := lib.Get(args[0])
+			if out == "" {
+				return fmt.Errorf("name the zip to write with -o, such as -o autograder.zip")
+			}
+			var names []string
+			err = writeFileWith(out, func(w io.Writer) error {
+				var err error
+				names, err = class.ExportGradescope(w, p, class.GradescopeOptions{Binary: binary, Languages: langs, Seed: assignmentSeed(cmd, seed)})
+				return err
+			})
+			if err != nil {
+				os.Remove(out)
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s)\n", out, strings.Join(names, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the zip to write (`FILE`)")
+	cmd.Flags().StringVar(&binary, "binary", "", "ship this kata `FILE` (a Linux amd64 build) instead of the running one")
+	cmd.Flags().StringSliceVar(&langs, "lang", nil, "install only these languages' runtimes (default: every language of the kata)")
+	cmd.Flags().Int64Var(&seed, "seed", 0, "grade every submission with this seed (default: one drawn now)")
+	return cmd
+}
+
+// assignmentSeed is the --seed given, or a new one, for every submission of an assignment.
+func assignmentSeed(cmd *cobra.Command, seed int64) int64 {
+	if cmd.Flags().Changed("seed") {
+		return seed
+	}
+	return rand.Int64N(1_000_000_000)
+}
+
+func newExportClassroomCmd() *cobra.Command {
+	var lang, version string
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "classroom KATA DIR --lang L",
+		Short: "Write a GitHub Classroom starter repository for a kata: the workspace and an autograding workflow",
+		Long: "kata export classroom KATA DIR --lang L writes into DIR the starter workspace of `kata init` and\n" +
+			".github/workflows/classroom.yml, which on every push installs kata, runs `kata grade` and hands the points\n" +
+			"to GitHub Classroom's autograding reporter. Push DIR as the assignment's template repository.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibraryFor(cmd, args[:1])
+			if err != nil {
+				return err
+			}
+			p, _ := lib.Get(args[0])
+			if p.Source != "embedded" {
+				return fmt.Errorf("kata %s comes from %s, not from kata itself: the workflow installs kata with go install, which has only the built-in katas", p.ID, p.Source)
+			}
+			if version == "" {
+				version = "latest"
+				if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
+					version = bi.Main.Version
+				} else {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kata: note: this kata has no release version, so the workflow installs %s@latest; pin one with --kata-version\n", kataModule)
+				}
+			}
+			goVersion := strings.TrimPrefix(runtime.Version(), "go")
+			if parts := strings.SplitN(goVersion, ".", 3); len(parts) >= 2 {
+				goVersion = parts[0] + "." + parts[1]
+			}
+			paths, err := class.ExportClassroom(p, lang, args[1], class.ClassroomOptions{Module: kataModule, Version: version, Go: goVersion, Seed: assignmentSeed(cmd, seed)})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "wrote the %s starter workspace of %s in %s\n", lang, p.ID, args[1])
+			for _, path := range paths {
+				fmt.Fprintf(out, "wrote %s\n", path)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&lang, "lang", "python", "the workspace's language")
+	cmd.Flags().StringVar(&version, "kata-version", "", "the kata `VERSION` the workflow installs (default: this kata's, or latest)")
+	cmd.Flags().Int64Var(&seed, "seed", 0, "grade every learner with this seed (default: one drawn now)")
 	return cmd
 }
 

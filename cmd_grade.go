@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui"
 	"github.com/spf13/cobra"
@@ -23,13 +25,20 @@ func newGradeCmd() *cobra.Command {
 		watch       bool
 		junitFile   string
 		resultsFile string
+		gradescope  string
+		classroom   string
+		kata        string
 	)
 	cmd := &cobra.Command{
 		Use:   "grade [DIR]",
 		Short: "Grade a workspace against its kata's hidden fixtures (exit 0 pass, 1 fail, 2 error)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary(cmd)
+			var assignment []string // the kata --kata names: the workspace must be of it
+			if kata != "" {
+				assignment = []string{kata}
+			}
+			lib, err := loadLibraryFor(cmd, assignment)
 			if err != nil {
 				return err
 			}
@@ -54,7 +63,13 @@ func newGradeCmd() *cobra.Command {
 			rec := &gradeRecorder{errw: errw} // saves each run to the progress store; never fails grading
 			defer rec.close()
 			gradeOnce := func() (*grader.Report, error) {
-				rep := grader.Grade(ctx, lib, dir, opts)
+				var rep *grader.Report
+				if kata != "" {
+					rep = class.CheckKata(dir, kata, opts.Seed)
+				}
+				if rep == nil {
+					rep = grader.Grade(ctx, lib, dir, opts)
+				}
 				if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
 					rec.record(rep)
 				}
@@ -62,6 +77,9 @@ func newGradeCmd() *cobra.Command {
 					fmt.Fprint(errw, "\r\x1b[K")
 				}
 				if err := writeReportFiles(rep, resultsFile, junitFile); err != nil {
+					return rep, err
+				}
+				if err := writeAssignmentFiles(lib, kata, rep, gradescope, classroom); err != nil {
 					return rep, err
 				}
 				out := cmd.OutOrStdout()
@@ -110,7 +128,39 @@ func newGradeCmd() *cobra.Command {
 	f.BoolVarP(&watch, "watch", "w", false, "re-grade each time a workspace file is saved (ctrl+c to stop)")
 	f.StringVar(&resultsFile, "results", "", "also write the JSON report to `FILE` (always written, even when the submission cannot be graded)")
 	f.StringVar(&junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
+	f.StringVar(&gradescope, "gradescope", "", "also write the report as Gradescope's results.json to `FILE` (the autograder of kata export gradescope)")
+	f.StringVar(&classroom, "classroom", "", "also append the report as a GitHub Classroom result (a line result=BASE64) to `FILE`, such as \"$GITHUB_OUTPUT\"")
+	f.StringVar(&kata, "kata", "", "grade only a workspace of this `KATA`: another kata's workspace is an error report (an assignment's autograder)")
 	return cmd
+}
+
+// writeAssignmentFiles writes the Gradescope and GitHub Classroom reports asked for, scored
+// against the assignment's kata (--kata), else the report's own.
+func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, gradescope, classroom string) error {
+	if kata == "" {
+		kata = rep.Kata
+	}
+	p, ok := lib.Get(kata)
+	if !ok {
+		p = &katas.Packet{} // an unknown kata is worth nothing
+	}
+	if gradescope != "" {
+		if err := writeFileWith(gradescope, func(w io.Writer) error { return class.WriteGradescope(w, p, rep) }); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+	}
+	if classroom != "" {
+		f, err := os.OpenFile(classroom, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		if err := class.WriteClassroomOutput(f, p, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", classroom, err)
+		}
+		return f.Close()
+	}
+	return nil
 }
 
 // writeReportFiles writes the reports asked for with --results and --junit.

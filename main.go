@@ -127,7 +127,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
-	root.AddCommand(newMCPCmd(), newExportCmd())
+	root.AddCommand(newMCPCmd(), newExportCmd(), newClassCmd())
 	return root
 }
 

@@ -27,7 +27,13 @@ type Options struct {
 // Grade grades the workspace in dir against its kata's hidden fixtures and returns the report.
 // It never returns nil: a submission that cannot be graded (bad kata.json or .mcp.json, an
 // undefined variable, a server that fails the handshake) gives a report with status "error".
-// ctx cancels the run; learner processes are killed either way.
+// ctx cancels the run; learner processes are killed either way. The report's Points and
+// MaxPoints score it (ScoreOf).
 func Grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
-	return grade(ctx, lib, dir, opts)
+	rep := grade(ctx, lib, dir, opts)
+	if p, ok := lib.Get(rep.Kata); ok {
+		s := ScoreOf(p, rep)
+		rep.Points, rep.MaxPoints = s.Points, s.Max
+	}
+	return rep
 }

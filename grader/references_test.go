@@ -125,6 +125,10 @@ func TestReferenceSubmissions(t *testing.T) {
 						if rep.ExitCode() != want.Exit {
 							t.Errorf("seed %d: exit %d, want %d (status %s: %s)", seed, rep.ExitCode(), want.Exit, rep.Status, rep.Message)
 						}
+						// Points (docs/packets.md#points): all of them for a pass, fewer for a fail.
+						if rep.MaxPoints == 0 || (rep.Status == grader.StatusPass) != (rep.Points == rep.MaxPoints) {
+							t.Errorf("seed %d: status %s with %v of %v points", seed, rep.Status, rep.Points, rep.MaxPoints)
+						}
 						if want.Message != "" && !strings.Contains(rep.Message, want.Message) {
 							t.Errorf("seed %d: message %q does not contain %q", seed, rep.Message, want.Message)
 						}

@@ -32,6 +32,11 @@ type Report struct {
 	// Seed repeats the run's random draws with `kata grade --seed N`.
 	Seed       int64 `json:"seed"`
 	DurationMS int64 `json:"duration_ms"`
+	// Points and MaxPoints score the run (docs/packets.md#points): each passed test earns its
+	// share of its task step's points (not part of the Exercism schema). A report of a kata
+	// that is not loaded has 0 of 0.
+	Points    float64 `json:"points"`
+	MaxPoints float64 `json:"max_points"`
 	// Workspace is the graded folder (not part of the Exercism schema).
 	Workspace string `json:"workspace,omitempty"`
 	// Isolation is how learner processes were confined: "bwrap" or "none"

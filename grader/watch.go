@@ -62,7 +62,7 @@ func WatchWorkspaceChanges(ctx context.Context, dir string, debounce time.Durati
 				return err
 			}
 		case ev := <-w.Events:
-			if ignoredPath(dir, ev.Name) {
+			if IgnoredPath(dir, ev.Name) {
 				continue
 			}
 			if rel, err := filepath.Rel(dir, ev.Name); err == nil {
@@ -91,7 +91,7 @@ func WatchWorkspaceChanges(ctx context.Context, dir string, debounce time.Durati
 }
 
 // ignoredPath reports whether a change to path should not trigger a re-grade.
-func ignoredPath(dir, path string) bool {
+func IgnoredPath(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
 		return true

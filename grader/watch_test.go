@@ -60,7 +60,7 @@ func TestWatchWorkspaceDebouncesSaves(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "pkg"), 0o755)
 	got := next("creating a folder")
 	for _, p := range got {
-		if ignoredPath(dir, filepath.Join(dir, p)) {
+		if IgnoredPath(dir, filepath.Join(dir, p)) {
 			t.Errorf("an ignored path was reported: %q (all: %v)", p, got)
 		}
 	}
@@ -80,8 +80,8 @@ func TestIgnoredPath(t *testing.T) {
 		"/w/__pycache__/x.pyc": true, "/w/node_modules/a/b.js": true, "/w/.git/index": true,
 		"/w/.#server.py": true, "/w/server.py~": true, "/w/.server.py.swp": true, "/w/4913": true,
 	} {
-		if got := ignoredPath(dir, path); got != want {
-			t.Errorf("ignoredPath(%q) = %v; want %v", path, got, want)
+		if got := IgnoredPath(dir, path); got != want {
+			t.Errorf("IgnoredPath(%q) = %v; want %v", path, got, want)
 		}
 	}
 }

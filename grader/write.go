@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -80,6 +81,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	if errored > 0 {
 		fmt.Fprintf(w, ", %d errored", errored)
 	}
+	if r.MaxPoints > 0 {
+		fmt.Fprintf(w, " · %s/%s points (%.0f%%)", FormatPoints(r.Points), FormatPoints(r.MaxPoints), 100*r.Points/r.MaxPoints)
+	}
 	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
 }
 
@@ -98,6 +102,9 @@ func writeStderr(w io.Writer, t TestResult) {
 		fmt.Fprintf(w, "        %s: (nothing written during this test)\n", label)
 	}
 }
+
+// FormatPoints writes points the short way: 24, 18.5, 3.33 (two decimals at most).
+func FormatPoints(v float64) string { return strconv.FormatFloat(round2(v), 'f', -1, 64) }
 
 // hiddenStderr reports whether a test that did not pass has learner stderr that only the
 // verbose report shows.

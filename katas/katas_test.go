@@ -168,6 +168,21 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
   {"id": "f1", "name": "n", "task": 9, "tool": "lookup_order", "arguments": {},
    "backend": {"kind": "none"}, "expect": {"category": "validation"}}]}`, "fixtures/server.json:2: fixture \"f1\" grades task step 9"},
 	}
+	manifest, err := os.ReadFile("testdata/packets/mini-kata/packet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPoints := func(points string) string {
+		return strings.Replace(string(manifest), `"languages": ["python"],`, `"languages": ["python"],`+"\n  \"points\": "+points+",", 1)
+	}
+	cases = append(cases, []struct{ name, file, content, want string }{
+		{"points key not a step", "packet.json", withPoints(`{"two": 3}`), `packet.json:13: points: key "two" is not a task step number`},
+		{"points key with zero", "packet.json", withPoints(`{"02": 3}`), `points: key "02" is not a task step number`},
+		{"points not positive", "packet.json", withPoints(`{"2": 0}`), "packet.json:13: points: step 2 is worth 0 points; a step is worth more than 0 and at most 10000"},
+		{"points too many", "packet.json", withPoints(`{"2": 1e9}`), "points: step 2 is worth 1e+09 points"},
+		{"points not a number", "packet.json", withPoints(`{"2": "ten"}`), `packet.json:13: field "points": expected a JSON number, found JSON string`},
+		{"points step missing", "packet.json", withPoints(`{"7": 5}`), "packet.json:13: points: task.md has no step 7"},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Discover(packetWith(t, c.file, c.content), "test")
@@ -182,6 +197,37 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 				t.Errorf("error\n %q\ndoes not contain\n %q", err.Error(), c.want)
 			}
 		})
+	}
+}
+
+// TestStepPoints: a packet that weighs a step gives its points; a step it leaves out has
+// none (one point per test), and GradedSteps names the steps graded tests grade.
+func TestStepPoints(t *testing.T) {
+	manifest, err := os.ReadFile("testdata/packets/mini-kata/packet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(manifest), `"languages": ["python"],`, `"languages": ["python"], "points": {"2": 12.5},`, 1)
+	lib, err := Discover(packetWith(t, "packet.json", src), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := lib.Get("mini-kata")
+	if v, ok := p.StepPoints(2); !ok || v != 12.5 {
+		t.Errorf("StepPoints(2) = %v, %v; want 12.5, true", v, ok)
+	}
+	if v, ok := p.StepPoints(1); ok {
+		t.Errorf("StepPoints(1) = %v, true; step 1 is not weighed", v)
+	}
+	if got := p.GradedSteps(); !got[1] || !got[2] || len(got) != 2 {
+		t.Errorf("GradedSteps = %v, want steps 1 (tools/list) and 2", got)
+	}
+	// A step no test grades cannot be weighed: its points could never be earned.
+	fsys := packetWith(t, "packet.json", strings.Replace(src, `"2": 12.5`, `"3": 4`, 1)).(fstest.MapFS)
+	task, _ := fs.ReadFile(fsys, "mini-kata/task.md")
+	fsys["mini-kata/task.md"] = &fstest.MapFile{Data: append(task, "\n## 3. Write it up\n\nNo test grades this.\n"...)}
+	if _, err := Discover(fsys, "test"); err == nil || !strings.Contains(err.Error(), "packet.json:12: points: no graded test grades step 3") {
+		t.Errorf("weighing an ungraded step: %v", err)
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +37,40 @@ type Manifest struct {
 	// "server" (the MCP stdio loop) and "client" (the client harness loop); see ShimsFolder.
 	Shims    []string `json:"shims,omitempty"`
 	Contract Contract `json:"contract"`
+	// Points weighs the task steps (docs/packets.md#points): a step's number, as a JSON key
+	// ("2"), to the points the step is worth, shared evenly by the tests that grade it. A step
+	// left out is worth one point per test.
+	Points map[string]float64 `json:"points,omitempty"`
+}
+
+// StepPoints returns the points the manifest gives task step n, and whether it gives any (a
+// step it leaves out is worth one point per test).
+func (m *Manifest) StepPoints(n int) (float64, bool) {
+	v, ok := m.Points[strconv.Itoa(n)]
+	return v, ok
+}
+
+// maxStepPoints bounds one step's points, so a typo such as 1e9 is caught.
+const maxStepPoints = 10000
+
+// pointSteps returns the step numbers the manifest weighs, ascending; keys that are not
+// step numbers are left out (parseManifest reports them).
+func (m *Manifest) pointSteps() []int {
+	var out []int
+	for k := range m.Points {
+		if n, ok := stepKey(k); ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stepKey reads a points key: a step number written as a whole number ≥ 1 without sign or
+// leading zeros ("2", not "02" or "+2").
+func stepKey(k string) (int, bool) {
+	n, err := strconv.Atoi(k)
+	return n, err == nil && n >= 1 && strconv.Itoa(n) == k
 }
 
 // Contract is a kata's typed error payload as data (docs/grading.md#error-payload): the categories with
@@ -234,6 +270,18 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 			ps.add(file, fieldLine("languages"), "language %q must be a lower-case name such as python, node or go", lang)
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(m.Points)) {
+		v := m.Points[k]
+		switch _, ok := stepKey(k); {
+		case !ok:
+			ps.add(file, fieldLine(k), "points: key %q is not a task step number (write the step's number, such as \"2\", for \"## 2.\" of task.md)", k)
+		case v <= 0 || v > maxStepPoints:
+			ps.add(file, fieldLine(k), "points: step %s is worth %v points; a step is worth more than 0 and at most %d", k, v, maxStepPoints)
+		}
+	}
+	if len(m.Points) > 0 && len(m.Graded) == 0 {
+		ps.add(file, fieldLine("points"), "points weighs task steps, but the packet grades nothing (graded is empty)")
+	}
 	roleOf := map[FieldRole]string{}
 	for _, name := range m.Contract.FieldNames() {
 		f := m.Contract.Fields[name]
@@ -289,7 +337,7 @@ func decodeStrict(file string, src []byte, v any) error {
 		case errors.As(err, &syn):
 			return errAt(file, lineOf(src, int(syn.Offset)), "invalid JSON: %v", syn)
 		case errors.As(err, &typ):
-			return errAt(file, lineOf(src, int(typ.Offset)), "field %q: expected %s, found JSON %s", typ.Field, typ.Type, typ.Value)
+			return errAt(file, lineOf(src, int(typ.Offset)), "field %q: expected %s, found JSON %s", typ.Field, jsonKind(typ.Type), typ.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			return errAt(file, jsonKeyLine(src, name), "unknown field %q", name)
@@ -301,6 +349,25 @@ func decodeStrict(file string, src []byte, v any) error {
 		return errAt(file, lineOf(src, int(dec.InputOffset())), "unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// jsonKind names a Go type the decoder wanted in JSON's terms: "a JSON number" for float64
+// or int, "a JSON array" for a slice, and so on; other types by their Go name.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a JSON number"
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Bool:
+		return "a JSON boolean"
+	case reflect.Slice, reflect.Array:
+		return "a JSON array"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	}
+	return t.String()
 }
 
 // jsonKeyLine finds the line of the first `"name":` key in src, or 0.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -357,6 +358,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 			p.Fixtures[part] = set
 		}
 	}
+	checkPoints(p, manifestFile, manifestSrc, taskOK, &ps)
 	for _, lang := range m.Languages {
 		if !idPattern.MatchString(lang) {
 			continue // reported by parseManifest
@@ -377,6 +379,45 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		}
 	}
 	return p, ps
+}
+
+// checkPoints reports each step that packet.json's points weighs but task.md does not have,
+// or that no graded test grades (its points could never be earned).
+func checkPoints(p *Packet, file string, src []byte, taskOK bool, ps *Problems) {
+	graded := p.GradedSteps()
+	for _, n := range p.pointSteps() {
+		line := jsonKeyLine(src, strconv.Itoa(n))
+		switch _, ok := p.Task.Step(n); {
+		case !ok && taskOK:
+			ps.add(file, line, "points: task.md has no step %d", n)
+		case ok && !graded[n]:
+			ps.add(file, line, "points: no graded test grades step %d, so its points could never be earned", n)
+		}
+	}
+}
+
+// GradedSteps returns the task steps that graded tests grade: each fixture's, scenario's and
+// config rule's step, and step 1 when the server is graded (its tools/list test).
+func (p *Packet) GradedSteps() map[int]bool {
+	steps := map[int]bool{}
+	grades := func(part string) bool { return slices.Contains(p.Graded, part) }
+	if set := p.Fixtures["server"]; set != nil && grades("server") {
+		steps[1] = true
+		for _, f := range set.Fixtures {
+			steps[f.Task] = true
+		}
+	}
+	if p.Scenarios != nil && grades("client") {
+		for _, s := range p.Scenarios.Scenarios {
+			steps[s.Task] = true
+		}
+	}
+	if p.ConfigRules != nil && grades("config") {
+		for _, r := range p.ConfigRules.Rules {
+			steps[r.Task] = true
+		}
+	}
+	return steps
 }
 
 // exists reports whether name is in fsys.

@@ -112,18 +112,24 @@ func schemaVersion(q interface {
 	return v, err
 }
 
-// migrate brings the file's schema to SchemaVersion. A current file costs one read; an older
-// one is migrated under the write lock, re-reading the version there in case another process
-// migrated it meanwhile.
-func migrate(db *sql.DB) error {
+// migrate brings the file's schema to SchemaVersion (Migrate with the progress store's
+// migrations).
+func migrate(db *sql.DB) error { return Migrate(db, migrations) }
+
+// Migrate brings an SQLite file's schema to version len(migrations) (PRAGMA user_version):
+// migrations[i] takes it from version i to i+1. A current file costs one read; an older one is
+// migrated under the write lock, in one transaction, re-reading the version there in case
+// another process migrated it meanwhile. A file of a newer version is refused untouched.
+func Migrate(db *sql.DB, migrations []string) error {
+	want := len(migrations)
 	v, err := schemaVersion(db)
 	if err != nil {
 		return err
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this kata's (%d); upgrade kata — the file was left untouched", v, SchemaVersion)
+	if v > want {
+		return fmt.Errorf("schema version %d is newer than this kata's (%d); upgrade kata — the file was left untouched", v, want)
 	}
-	if v == SchemaVersion {
+	if v == want {
 		return nil
 	}
 	tx, err := db.Begin()
@@ -134,12 +140,12 @@ func migrate(db *sql.DB) error {
 	if v, err = schemaVersion(tx); err != nil {
 		return fmt.Errorf("migrating: %w", err)
 	}
-	for i := v; i < SchemaVersion; i++ {
+	for i := v; i < want; i++ {
 		if _, err := tx.Exec(migrations[i]); err != nil {
 			return fmt.Errorf("migrating schema v%d to v%d: %w", i, i+1, err)
 		}
 	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion)); err != nil {
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, want)); err != nil {
 		return fmt.Errorf("migrating: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -61,7 +61,13 @@ func DefaultPath() (string, error) {
 // file name survives, then busy_timeout (first, so the others wait for locks), foreign keys,
 // WAL, synchronous FULL (a commit is on disk when it returns, so it survives power loss, not
 // only a killed process), and IMMEDIATE write transactions.
-func dsn(path string) string {
+func dsn(path string) string { return DSN(path) }
+
+// DSN is the driver's "file:" URI for an SQLite file of kata's (the progress store, the class
+// results store): path with '%', '?' and '#' percent-encoded, then busy_timeout (BusyTimeout),
+// foreign keys, WAL, synchronous FULL and IMMEDIATE write transactions. Open it with
+// sql.Open("sqlite", DSN(path)); this package registers the driver (modernc.org/sqlite).
+func DSN(path string) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate",
 		esc, BusyTimeout.Milliseconds())

@@ -1,0 +1,144 @@
+// Package class grades a class of workspaces and reports on it, for instructor-led workshops.
+//
+// Every learner of a batch is graded with the same seed, by parallel workers that each run
+// one grader.Grade (its own processes, its own Orders API port). Each result goes into a class
+// results store (SQLite, results.db) the moment it is ready, so a batch that is killed loses
+// nothing: run again, and only the learners without a result, or whose folder changed since
+// it, are graded. The class report (text, CSV, JSON, one self-contained HTML file) gives each
+// learner's points per task step and the rules the class fails most, which is what the
+// instructor teaches next. The package also exports a kata as a Gradescope autograder and as a
+// GitHub Classroom starter repository.
+package class
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kata-mcp/kata/grader"
+)
+
+// Isolation reports whether the grader confines the learner processes it runs (their files,
+// network and process count; grader.DetectIsolation, docs/grading.md#sandbox), and when it does
+// not, why. A class is strangers' code, so Run refuses to grade one without isolation unless
+// Options.NoIsolation is set. A variable so that tests can stand in for the machine.
+var Isolation = func() (isolated bool, why string) {
+	iso := grader.DetectIsolation()
+	return iso.Isolated(), iso.Reason
+}
+
+// Learner is one submission of a class: a workspace folder and the name reports show.
+type Learner struct {
+	// Name is the folder's name, with as many parent folders as it takes to tell two learners
+	// apart ("a/alice" and "b/alice").
+	Name string `json:"name"`
+	// Dir is the folder's absolute path.
+	Dir string `json:"dir"`
+}
+
+// Discover lists the learners of the folders given: a folder that holds kata.json is one
+// learner's workspace; any other folder is a class, each of whose subfolders (but hidden ones
+// and the folders in skip) is a learner, workspace or not, so an empty or broken submission
+// gets a row of its own. Learners come back sorted by name. A path that is not a folder, and
+// a learner folder inside another one, are errors.
+func Discover(paths []string, skip ...string) ([]Learner, error) {
+	var skipAbs []string
+	for _, s := range skip {
+		if abs, err := filepath.Abs(s); err == nil {
+			skipAbs = append(skipAbs, abs)
+		}
+	}
+	var dirs []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s: not a folder (give a folder of learner workspaces, or workspace folders)", p)
+		}
+		if isFile(filepath.Join(abs, "kata.json")) {
+			dirs = append(dirs, abs)
+			continue
+		}
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		n := 0
+		for _, e := range entries {
+			dir := filepath.Join(abs, e.Name())
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || slices.Contains(skipAbs, dir) {
+				continue
+			}
+			dirs = append(dirs, dir)
+			n++
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no learner folders in it (a class folder holds one folder per learner)", p)
+		}
+	}
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	for i := 1; i < len(dirs); i++ {
+		for j := 0; j < i; j++ {
+			if strings.HasPrefix(dirs[i], dirs[j]+string(filepath.Separator)) {
+				return nil, fmt.Errorf("%s is inside the learner folder %s: learner folders cannot nest", dirs[i], dirs[j])
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, errors.New("no learner folders given")
+	}
+	learners := make([]Learner, len(dirs))
+	names := uniqueNames(dirs)
+	for i, d := range dirs {
+		learners[i] = Learner{Name: names[i], Dir: d}
+	}
+	slices.SortFunc(learners, func(a, b Learner) int { return strings.Compare(a.Name, b.Name) })
+	return learners, nil
+}
+
+// uniqueNames names each folder by its last path element, adding parent folders to the names
+// that would otherwise be the same.
+func uniqueNames(dirs []string) []string {
+	depth := make([]int, len(dirs))
+	name := func(i int) string {
+		parts := strings.Split(dirs[i], string(filepath.Separator))
+		k := max(len(parts)-1-depth[i], 0)
+		return strings.Join(parts[k:], "/")
+	}
+	for {
+		seen := map[string][]int{}
+		for i := range dirs {
+			seen[name(i)] = append(seen[name(i)], i)
+		}
+		clash := false
+		for _, is := range seen {
+			if len(is) > 1 {
+				for _, i := range is {
+					depth[i]++
+				}
+				clash = true
+			}
+		}
+		if !clash {
+			break
+		}
+	}
+	out := make([]string, len(dirs))
+	for i := range dirs {
+		out[i] = strings.TrimPrefix(name(i), "/")
+	}
+	return out
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,129 @@
+package class
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kata-mcp/kata/internal/headless"
+)
+
+// externalRef matches what would make a page load something: an attribute naming a resource,
+// a CSS url() or @import, a script or a stylesheet link.
+var externalRef = regexp.MustCompile(`(?i)<[^>]*\s(src|srcset|poster|action|data|formaction)\s*=|<[^>]*\shref\s*=\s*"[^#"]|url\(|@import|<script|<link|<iframe|<object|<embed`)
+
+// checkSelfContained fails when the HTML could load anything from outside itself.
+func checkSelfContained(t testing.TB, html string) {
+	t.Helper()
+	if m := externalRef.FindString(html); m != "" {
+		t.Errorf("the HTML report refers to something outside itself: %q", m)
+	}
+	if !strings.Contains(html, `content="default-src 'none'; style-src 'unsafe-inline'"`) {
+		t.Error("the HTML report has no Content-Security-Policy forbidding every load")
+	}
+}
+
+func TestHTMLReportIsSelfContained(t *testing.T) {
+	r := classReport(t, BuildOptions{Generated: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)})
+	// Learner text is escaped: a message with markup stays text.
+	r.Learners[3].Message = `<img src="http://example.invalid/x.png"> is not a workspace`
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	checkSelfContained(t, html)
+	if !strings.Contains(html, "&lt;img src=&#34;http://example.invalid/x.png&#34;&gt;") {
+		t.Error("a learner's message was not escaped")
+	}
+	for _, want := range []string{`<table class="heat" id="heatmap">`, `<tr class="learner">`, "cannot grade: ", `<table id="rules">`,
+		"<code>category</code>", "2 of 3", "generated 2026-05-04 10:00 UTC", "seed 42"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+}
+
+// TestHTMLReportInChromium opens the report in a real headless browser: the DOM it builds has
+// the heatmap with a row per learner and coloured cells, the rules table, and no request left
+// the page; the screenshot shows the heatmap's colours. KATA_SCREENSHOT_DIR keeps the PNG.
+func TestHTMLReportInChromium(t *testing.T) {
+	bin := headless.Find()
+	if bin == "" {
+		t.Skip(headless.InstallHint)
+	}
+	r := classReport(t, BuildOptions{Generated: time.Now()})
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := writeFile(page, func(w io.Writer) error { return WriteHTML(w, r) }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dom, err := headless.DumpDOM(ctx, bin, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(dom, `<tr class="learner">`); n != len(r.Learners) {
+		t.Errorf("the browser's DOM has %d learner rows, want %d", n, len(r.Learners))
+	}
+	if !strings.Contains(dom, `class="cell h10"`) || !regexp.MustCompile(`class="cell h[0-4]"`).MatchString(dom) {
+		t.Error("the heatmap has no full (h10) and no poor (h0–h4) cell")
+	}
+	if strings.Count(dom, `<tr class="rule">`) != len(r.Rules) {
+		t.Errorf("the rules table does not have %d rows", len(r.Rules))
+	}
+	shot := filepath.Join(dir, "report.png")
+	if err := headless.Screenshot(ctx, bin, page, shot, 1400, 1000); err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, shot)
+	// The full cells' green (h10) and the empty cells' red (h0) are on the screen.
+	for name, c := range map[string]color.RGBA{"green (h10)": {0x1f, 0x8a, 0x4c, 0xff}, "red (h0)": {0xb8, 0x32, 0x2f, 0xff}} {
+		if n := countColor(img, c); n < 200 {
+			t.Errorf("the screenshot has %d pixels of the heatmap's %s", n, name)
+		}
+	}
+	if keep := os.Getenv("KATA_SCREENSHOT_DIR"); keep != "" {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(filepath.Join(keep, "class-report-fake.png"), b, 0o644)
+	}
+}
+
+func decodePNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// countColor counts the pixels of img that are c.
+func countColor(img image.Image, c color.RGBA) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if uint8(r>>8) == c.R && uint8(g>>8) == c.G && uint8(bl>>8) == c.B {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,232 @@
+package class
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base32"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// Report is the class report of a batch: each learner's tests and points per task step, the
+// rules the class fails most, and the learners who cannot be graded. Its JSON is what
+// `kata class grade --json` writes.
+type Report struct {
+	Seed int64 `json:"seed"`
+	// Katas are the katas the learners' workspaces name, each with its task steps.
+	Katas    []KataSteps  `json:"katas"`
+	Learners []LearnerRow `json:"learners"`
+	// Rules are the rules at least one learner's tests broke, the most learners first.
+	Rules []RuleCount `json:"rules"`
+	// Graded counts the learners graded by this run, Reused those taken from the results store,
+	// CannotGrade those whose report has status "error".
+	Graded      int `json:"graded"`
+	Reused      int `json:"reused"`
+	CannotGrade int `json:"cannot_grade"`
+	// Gradable counts the learners who could be graded (every learner but CannotGrade).
+	Gradable   int       `json:"gradable"`
+	Jobs       int       `json:"jobs"`
+	DurationMS int64     `json:"duration_ms"`
+	Anonymized bool      `json:"anonymized"`
+	Generated  time.Time `json:"generated"`
+}
+
+// KataSteps is one kata of the class and its graded task steps, as report columns.
+type KataSteps struct {
+	Kata      string     `json:"kata"`
+	Title     string     `json:"title"`
+	Steps     []StepInfo `json:"steps"`
+	MaxPoints float64    `json:"max_points"`
+}
+
+// StepInfo is a graded task step: its number, title, what it is worth and how many tests
+// grade it.
+type StepInfo struct {
+	Number    int     `json:"step"`
+	Title     string  `json:"title"`
+	MaxPoints float64 `json:"max_points"`
+}
+
+// LearnerRow is one learner of the class report.
+type LearnerRow struct {
+	// Name is the learner's folder name, or a pseudonym when the report is anonymized.
+	Name string `json:"name"`
+	// Dir is the learner's folder; empty when the report is anonymized.
+	Dir  string `json:"dir,omitempty"`
+	Kata string `json:"kata,omitempty"`
+	// Status is the grader's: pass, fail, or error (the learner cannot be graded).
+	Status string `json:"status"`
+	// Message says why a learner cannot be graded.
+	Message   string             `json:"message,omitempty"`
+	Passed    int                `json:"passed"`
+	Tests     int                `json:"tests"`
+	Points    float64            `json:"points"`
+	MaxPoints float64            `json:"max_points"`
+	Percent   float64            `json:"percent"`
+	Steps     []grader.StepScore `json:"steps,omitempty"`
+	// FailedRules are the rules the learner's tests broke, in the order first found.
+	FailedRules []grader.RuleID `json:"failed_rules,omitempty"`
+	// Reused says the result came from the results store (the folder did not change).
+	Reused     bool  `json:"reused"`
+	DurationMS int64 `json:"duration_ms"`
+	// report is the learner's grader report, for the per-learner files.
+	report *grader.Report
+}
+
+// CannotGrade reports whether the learner's submission could not be graded.
+func (l LearnerRow) CannotGrade() bool { return l.Status == grader.StatusError }
+
+// RuleCount is one rule the class broke: how many learners broke it, in how many tests, and
+// one example of what a failing test said.
+type RuleCount struct {
+	Rule      grader.RuleID `json:"rule"`
+	Statement string        `json:"statement"`
+	// Doc is where docs/grading.md explains the rule.
+	Doc string `json:"doc"`
+	// Learners counts the learners with a test that broke the rule; Names lists them.
+	Learners int      `json:"learners"`
+	Names    []string `json:"names"`
+	Tests    int      `json:"tests"`
+	// Example is the first line of one failing test's message, ExampleTest that test's name
+	// and ExampleLearner whose it was.
+	Example        string `json:"example"`
+	ExampleTest    string `json:"example_test"`
+	ExampleLearner string `json:"example_learner"`
+}
+
+// exampleCap bounds an example message.
+const exampleCap = 300
+
+// BuildOptions tune the class report.
+type BuildOptions struct {
+	// PseudonymKey, when set, anonymizes the report: learner names become Pseudonym(key, name)
+	// and folder paths are left out.
+	PseudonymKey []byte
+	Generated    time.Time
+}
+
+// BuildReport makes the class report of a batch, scoring each learner against its kata's
+// packet in lib (docs/packets.md#points).
+func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
+	rep := &Report{Seed: b.Seed, Graded: b.Graded, Reused: b.Reused, Jobs: b.Jobs, DurationMS: b.Duration.Milliseconds(),
+		Anonymized: o.PseudonymKey != nil, Generated: o.Generated}
+	kataIdx := map[string]int{}
+	rules := map[grader.RuleID]*RuleCount{}
+	statements := map[grader.RuleID]string{}
+	for _, res := range b.Results {
+		r := res.Report
+		row := LearnerRow{Name: res.Name, Dir: res.Dir, Kata: r.Kata, Status: r.Status, Reused: res.Reused,
+			DurationMS: res.Duration.Milliseconds(), report: r}
+		if rep.Anonymized {
+			row.Name, row.Dir = Pseudonym(o.PseudonymKey, res.Name), ""
+		}
+		p, known := lib.Get(r.Kata)
+		if known {
+			if _, seen := kataIdx[p.ID]; !seen {
+				kataIdx[p.ID] = len(rep.Katas)
+				rep.Katas = append(rep.Katas, kataSteps(p))
+				for _, rl := range grader.RulesFor(p) {
+					statements[rl.ID] = rl.Statement
+				}
+			}
+			s := grader.ScoreOf(p, r)
+			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, round1(s.Percent()), s.Steps
+		}
+		if row.CannotGrade() {
+			row.Message = r.Message
+			if rep.Anonymized {
+				row.Message = strings.ReplaceAll(row.Message, res.Dir, row.Name)
+			}
+			row.Steps = nil
+			rep.CannotGrade++
+		} else {
+			row.Passed, _, _ = r.Counts()
+			row.Tests = len(r.Tests)
+		}
+		for _, t := range r.Tests {
+			if t.Status == grader.StatusPass {
+				continue
+			}
+			for _, id := range t.FailedRules {
+				rc := rules[id]
+				if rc == nil {
+					rc = &RuleCount{Rule: id, Doc: "docs/grading.md#rule-" + string(id)}
+					rules[id] = rc
+				}
+				rc.Tests++
+				if !slices.Contains(row.FailedRules, id) {
+					row.FailedRules = append(row.FailedRules, id)
+					rc.Learners++
+					rc.Names = append(rc.Names, row.Name)
+				}
+				if rc.Example == "" {
+					rc.Example, rc.ExampleTest, rc.ExampleLearner = firstLine(t.Message), t.Name, row.Name
+				}
+			}
+		}
+		rep.Learners = append(rep.Learners, row)
+	}
+	rep.Gradable = len(rep.Learners) - rep.CannotGrade
+	for _, rc := range rules {
+		rc.Statement = statements[rc.Rule]
+		rep.Rules = append(rep.Rules, *rc)
+	}
+	slices.SortFunc(rep.Rules, func(a, b RuleCount) int {
+		return cmp.Or(b.Learners-a.Learners, b.Tests-a.Tests, strings.Compare(string(a.Rule), string(b.Rule)))
+	})
+	slices.SortStableFunc(rep.Learners, func(a, b LearnerRow) int { return strings.Compare(a.Name, b.Name) })
+	return rep
+}
+
+// kataSteps lists the packet's graded task steps with what each is worth.
+func kataSteps(p *katas.Packet) KataSteps {
+	ks := KataSteps{Kata: p.ID, Title: p.Title}
+	s := grader.ScoreOf(p, &grader.Report{})
+	for _, st := range s.Steps {
+		title := ""
+		if step, ok := p.Task.Step(st.Step); ok {
+			title = step.Title
+		}
+		ks.Steps = append(ks.Steps, StepInfo{Number: st.Step, Title: title, MaxPoints: st.Max})
+	}
+	ks.MaxPoints = s.Max
+	return ks
+}
+
+// Step returns the learner's score for step n, and whether the learner has one.
+func (l LearnerRow) Step(n int) (grader.StepScore, bool) {
+	i := slices.IndexFunc(l.Steps, func(s grader.StepScore) bool { return s.Step == n })
+	if i < 0 {
+		return grader.StepScore{}, false
+	}
+	return l.Steps[i], true
+}
+
+// firstLine is s's first line, cut to exampleCap characters.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(line); len(r) > exampleCap {
+		return string(r[:exampleCap]) + "…"
+	}
+	return line
+}
+
+// round1 rounds to one decimal, for percentages.
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// Pseudonym is a learner's stable pseudonym under the class's key: "learner-" and eight
+// letters and digits of HMAC-SHA256(key, name). The same key and name always give the same
+// pseudonym, so reports shared over several runs still line up, and without the key (kept in
+// the results store) a pseudonym cannot be traced back to a name by trying the class list.
+func Pseudonym(key []byte, name string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(name))
+	enc := base32.NewEncoding("abcdefghijkmnpqrstuvwxyz23456789").WithPadding(base32.NoPadding)
+	return "learner-" + enc.EncodeToString(m.Sum(nil))[:8]
+}

@@ -1,0 +1,206 @@
+package class
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// TopRules is how many of the rules the class fails most the text summary lists (the HTML
+// report and the JSON list all of them).
+const TopRules = 10
+
+// WriteText writes the terminal summary: one line per learner (tests passed of all, points
+// and percentage, or why the learner cannot be graded), the rules the class fails most with
+// how many learners broke each and one example message, the learners who cannot be graded,
+// and a closing line with the counts, the seed and the time.
+func WriteText(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "kata class grade · %s · %s · seed %d (repeat with --seed %d)\n\n", katas.Count(len(r.Learners), "learner", "learners"), kataNames(r), r.Seed, r.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	multi := len(r.Katas) > 1
+	head := "  learner\t"
+	if multi {
+		head += "kata\t"
+	}
+	// The last cell of a line is not aligned, so a long "cannot grade" reason widens nothing.
+	fmt.Fprintln(tw, head+"tests\tpoints")
+	for _, l := range r.Learners {
+		line := "  " + l.Name + "\t"
+		if multi {
+			line += l.Kata + "\t"
+		}
+		if l.CannotGrade() {
+			line += "cannot grade: " + firstLine(l.Message)
+		} else {
+			line += fmt.Sprintf("%d/%d passed\t%s/%s (%.0f%%)", l.Passed, l.Tests, grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+
+	if len(r.Rules) > 0 {
+		fmt.Fprintf(w, "\nThe rules the class fails most (of %s graded)\n", katas.Count(r.Gradable, "learner", "learners"))
+		for i, rc := range r.Rules {
+			if i == TopRules {
+				fmt.Fprintf(w, "  … and %s more (the HTML report lists every one)\n", katas.Count(len(r.Rules)-TopRules, "rule", "rules"))
+				break
+			}
+			fmt.Fprintf(w, "  %2d. %s · %s, %s", i+1, rc.Rule, katas.Count(rc.Learners, "learner", "learners"), katas.Count(rc.Tests, "test", "tests"))
+			if rc.Statement != "" {
+				fmt.Fprintf(w, " · %s", rc.Statement)
+			}
+			fmt.Fprintf(w, "\n      e.g. %s, %s: %s\n", rc.ExampleLearner, rc.ExampleTest, rc.Example)
+		}
+	} else if r.Gradable > 0 {
+		fmt.Fprintln(w, "\nNo rule is broken: every graded learner passes every test.")
+	}
+	if r.CannotGrade > 0 {
+		fmt.Fprintf(w, "\nCannot be graded (%s)\n", katas.Count(r.CannotGrade, "learner", "learners"))
+		for _, l := range r.Learners {
+			if l.CannotGrade() {
+				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.Message, "    "))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%s: %d graded now, %d unchanged since their stored result, %d cannot be graded · %s · %.1f s\n",
+		katas.Count(len(r.Learners), "learner", "learners"), r.Graded, r.Reused, r.CannotGrade, katas.Count(r.Jobs, "job", "jobs"), float64(r.DurationMS)/1000)
+}
+
+// kataNames lists the class's katas.
+func kataNames(r *Report) string {
+	var ids []string
+	for _, k := range r.Katas {
+		ids = append(ids, k.Kata)
+	}
+	if len(ids) == 0 {
+		return "no kata"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// indentRest indents every line of s after the first.
+func indentRest(s, prefix string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// WriteCSV writes the class as CSV (RFC 4180), for a gradebook: a header, then one row per
+// learner with its name, kata, status, tests passed and run, the points of each task step
+// (one column per step of every kata of the class; empty for a step the learner's kata does
+// not have or a learner who cannot be graded), the total, the maximum, the percentage and,
+// for a learner who cannot be graded, why.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	head := []string{"learner", "kata", "status", "passed", "tests"}
+	type col struct {
+		kata string
+		step int
+	}
+	var cols []col
+	for _, k := range r.Katas {
+		for _, s := range k.Steps {
+			name := fmt.Sprintf("step %d (%s points)", s.Number, grader.FormatPoints(s.MaxPoints))
+			if len(r.Katas) > 1 {
+				name = k.Kata + " " + name
+			}
+			head = append(head, name)
+			cols = append(cols, col{k.Kata, s.Number})
+		}
+	}
+	head = append(head, "points", "max_points", "percent", "message")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, l := range r.Learners {
+		row := []string{textCell(l.Name), l.Kata, l.Status, "", ""}
+		if !l.CannotGrade() {
+			row[3], row[4] = fmt.Sprint(l.Passed), fmt.Sprint(l.Tests)
+		}
+		for _, c := range cols {
+			cell := ""
+			if s, ok := l.Step(c.step); ok && c.kata == l.Kata {
+				cell = grader.FormatPoints(s.Points)
+			}
+			row = append(row, cell)
+		}
+		pts, max, pct := "", "", ""
+		if l.MaxPoints > 0 {
+			pts, max, pct = grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), fmt.Sprint(l.Percent)
+		}
+		row = append(row, pts, max, pct, textCell(l.Message))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// textCell keeps a text cell from being read as a formula by a spreadsheet: one that starts
+// with '=', '+', '-', '@', a tab or a carriage return gets a leading apostrophe (OWASP, "CSV
+// Injection"). Names and messages can carry a learner's own text.
+func textCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// WriteJSON writes the class report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// unsafeName matches what a learner file's name may not hold.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// WriteLearnerFiles writes each learner's own reports into dir: NAME.results.json (the
+// grader's JSON report, docs/grading.md#json-report) and NAME.junit.xml (JUnit XML), NAME
+// being the learner's name (or pseudonym) with other characters than letters, digits, '.',
+// '_' and '-' turned into '_'. It returns the paths written.
+func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, l := range r.Learners {
+		rep := *l.report
+		if r.Anonymized {
+			rep.Workspace = l.Name
+		}
+		base := filepath.Join(dir, unsafeName.ReplaceAllString(l.Name, "_"))
+		for _, f := range []struct {
+			ext   string
+			write func(io.Writer, *grader.Report) error
+		}{{".results.json", grader.WriteJSON}, {".junit.xml", grader.WriteJUnit}} {
+			if err := writeFile(base+f.ext, func(w io.Writer) error { return f.write(w, &rep) }); err != nil {
+				return paths, err
+			}
+			paths = append(paths, base+f.ext)
+		}
+	}
+	return paths, nil
+}
+
+// writeFile writes path through fn, naming the path in any error.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
