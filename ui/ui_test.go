@@ -167,6 +167,10 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyRight}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case " ", "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}
@@ -299,7 +303,17 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 		") Retry, because the text says so.", ") Stop without retrying.", ") Ask the model to read the text.")
 	d.mustNotSee("The text is for people") // rationales only after answering
 	d.mustNotSee("Flags or prose")         // nor the title, which could cue the key
-	d.press(d.letterOf("Stop without retrying."))
+	// A letter only marks (the footer says "a-z/space mark • enter answer"): the learner can
+	// change their mind before enter gives the answer.
+	first := d.letterOf("Retry, because the text says so.")
+	d.press(first)
+	d.mustSee("(x) "+first+") Retry, because the text says so.", "enter answer")
+	d.mustNotSee("correct", "Flags or prose")
+	stop := d.letterOf("Stop without retrying.")
+	d.press(stop)
+	d.mustSee("(x) " + stop + ") Stop without retrying.")
+	d.mustNotSee("(x) "+first+")", "correct")
+	d.press("enter")
 	d.mustSee("Flags or prose", "✓ correct", "The text is for people; control follows the flags.",
 		"The flag says the failure will not heal by waiting.",
 		"That moves a deterministic decision back into the model.",
@@ -308,7 +322,7 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 	d.press("n")
 	d.mustSee("Question 2 of 2", "A search finds nothing.")
 	wrong, key := d.letterOf("A not_found error."), d.letterOf("A success with an empty list.")
-	d.press(wrong)
+	d.press(wrong, "enter")
 	d.mustSee("✗ incorrect", "the key is "+key, ") A success with an empty list. [key]",
 		") A not_found error. [your choice]", "Nothing found is an answer, not a failure.",
 		"The caller would retry or escalate a correct answer.", "rated again")

@@ -142,6 +142,18 @@ type Activator interface {
 	Activate()
 }
 
+// Typer is a page that may be taking typed text (a search or a filter): while Typing reports
+// true the root gives it every key but ctrl+c and esc, so q and ? are text, not commands.
+type Typer interface {
+	Typing() bool
+}
+
+// Noter is a page with a note for the help overlay: how something on it works (e.g. when a
+// layer counts as read).
+type Noter interface {
+	HelpNote() string
+}
+
 // Screen names a screen.
 type Screen int
 

@@ -169,7 +169,7 @@ func (m *Model) entry(i int) []string {
 	counts := fmt.Sprintf("  %s · %s · %s · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
 	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
 	if sum, ok := m.progress[p.ID]; ok {
-		lines = append(lines, common.Truncate(m.progressLine(p, sum), m.c.Width))
+		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
 	}
 	return append(lines, "")
 }
@@ -189,7 +189,7 @@ func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 		parts = append(parts, "not graded yet")
 	}
 	parts = append(parts, fmt.Sprintf("%d due", sum.Due))
-	return "  " + strings.Join(parts, " · ")
+	return strings.Join(parts, " · ")
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
@@ -216,20 +216,76 @@ func (m *Model) View() string {
 	for i := range m.packets {
 		entries[i] = m.entry(i)
 	}
-	first := 0
-	for first < m.cursor {
+	return strings.Join(append(head, m.window(entries, room)...), "\n")
+}
+
+// window picks the entries to show in room lines: the cursor's entry whole, the screen filled
+// (no blank rows below while entries are hidden above), and a line saying how many entries
+// are hidden above or below.
+func (m *Model) window(entries [][]string, room int) []string {
+	n := len(entries)
+	height := func(from, to int) int { // lines of entries[from:to]
 		h := 0
-		for _, e := range entries[first : m.cursor+1] {
+		for _, e := range entries[from:to] {
 			h += len(e)
 		}
-		if h <= room {
+		return h
+	}
+	var lines []string
+	if height(0, n) <= room {
+		for _, e := range entries {
+			lines = append(lines, e...)
+		}
+		return lines
+	}
+	above := func(f int) int { // the line saying entries are hidden above
+		if f > 0 {
+			return 1
+		}
+		return 0
+	}
+	// shows reports whether, starting at entry f, the cursor's entry fits whole.
+	shows := func(f int) bool {
+		used := above(f) + height(f, m.cursor+1)
+		if used+height(m.cursor+1, n) <= room {
+			return true
+		}
+		return used+1 <= room // a line says more follow
+	}
+	f := 0
+	for f < m.cursor && !shows(f) {
+		f++
+	}
+	for f > 0 && above(f-1)+height(f-1, n) <= room {
+		f--
+	}
+	st := m.c.Styles
+	if f > 0 {
+		lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↑ %s above", common.Count(f, "more kata", "more katas"))))
+	}
+	for i := f; i < n; i++ {
+		rest := room - len(lines)
+		if height(i, n) <= rest {
+			for _, e := range entries[i:] {
+				lines = append(lines, e...)
+			}
 			break
 		}
-		first++
+		// What is left does not all fit: the last line says what follows.
+		if len(entries[i]) <= rest-1 {
+			lines = append(lines, entries[i]...)
+			continue
+		}
+		shown := max(rest-1, 0)
+		lines = append(lines, entries[i][:shown]...)
+		hidden := n - i
+		if shown >= len(entries[i])-1 { // all of it but its blank line
+			hidden--
+		}
+		if hidden > 0 {
+			lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↓ %s below", common.Count(hidden, "more kata", "more katas"))))
+		}
+		break
 	}
-	lines := head
-	for _, e := range entries[first:] {
-		lines = append(lines, e...)
-	}
-	return strings.Join(lines, "\n")
+	return lines
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
-	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // Loader loads layers through the Library one at a time, so that the resident layer is
@@ -47,7 +46,6 @@ func (l *Loader) Load(packet, layer string, k common.RenderKey) tea.Cmd {
 		if err != nil {
 			return common.RenderedMsg{Key: k, Err: err}
 		}
-		out, err := markdown.Render(md, k.Width, k.Style)
-		return common.RenderedMsg{Key: k, Out: out, Err: err}
+		return common.Rendered(k, md)
 	}
 }
