@@ -2,115 +2,25 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
-// statsKata is one kata's line of `kata stats --json`: the store's figures plus the packet's.
-type statsKata struct {
-	progress.KataStats
-	// Title is the packet's title ("" for a kata the store knows but the library no longer has).
-	Title string `json:"title"`
-	// LayersTotal is the number of layers a packet has (len(katas.LayerNames)).
-	LayersTotal int `json:"layers_total"`
-	// Items and Traps count the packet's exam items and trap rows (the cards it can have).
-	Items int `json:"items"`
-	Traps int `json:"traps"`
-}
-
-// statsOpen is the unfinished exam: the store's figures (Answered counts items with at least
-// one option marked) plus Complete, the items marked with as many options as they ask for —
-// what the exam screen counts as answered.
-type statsOpen struct {
-	progress.OpenStats
-	Complete int `json:"complete"`
-}
-
-// statsReport is `kata stats --json`: totals (progress.Stats, whose katas list is replaced by
-// one line per packet of the library, then any other kata the store knows) plus the file and
-// the time the figures are for.
-type statsReport struct {
-	Path string    `json:"path"`
-	At   time.Time `json:"at"`
-	progress.Stats
-	Open  *statsOpen  `json:"open_attempt"`
-	Katas []statsKata `json:"katas"`
-}
-
-// openExam describes the store's open attempt, counting complete answers against the items'
-// Choose; nil when there is none.
-func openExam(lib *katas.Library, s *progress.Store, o *progress.OpenStats) (*statsOpen, error) {
-	if o == nil {
-		return nil, nil
-	}
-	saved, err := s.ExamAnswers(o.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := &statsOpen{OpenStats: *o}
-	out.Complete = exam.CountAnswered(lib.Packets(), saved, func(a progress.ExamAnswer) []string { return a.Chosen })
-	return out, nil
-}
-
-// buildStats reads the store at path (without creating it when absent) and lines its figures
-// up with the library's packets.
-func buildStats(lib *katas.Library, path string, now time.Time) (*statsReport, error) {
-	rep := &statsReport{Path: path, At: now, Katas: []statsKata{}}
-	if _, err := os.Stat(path); err == nil {
-		s, err := progress.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer s.Close()
-		if rep.Stats, err = s.Stats(now); err != nil {
-			return nil, err
-		}
-		if rep.Open, err = openExam(lib, s, rep.Stats.Open); err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("progress store %s: %w", path, err)
-	}
-	known := map[string]progress.KataStats{}
-	for _, k := range rep.Stats.Katas {
-		known[k.Kata] = k
-	}
-	for _, p := range lib.Packets() {
-		k, ok := known[p.ID]
-		if !ok {
-			k = progress.KataStats{Kata: p.ID, LayersRead: []string{}}
-		}
-		delete(known, p.ID)
-		rep.Katas = append(rep.Katas, statsKata{KataStats: k, Title: p.Title, LayersTotal: len(katas.LayerNames), Items: len(p.Items), Traps: p.TrapCount()})
-	}
-	for _, k := range rep.Stats.Katas { // in the store only, in id order
-		if _, ok := known[k.Kata]; ok {
-			rep.Katas = append(rep.Katas, statsKata{KataStats: k, LayersTotal: len(katas.LayerNames)})
-		}
-	}
-	return rep, nil
-}
-
 func newStatsCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, items bool
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Summarise your progress: layers read, answers, exam scores, grading runs, cards due",
 		Long: "stats summarises the progress file ($KATA_STATE, or $XDG_STATE_HOME/kata/progress.db):\n" +
 			"per kata the layers read, items answered and right, the best exam score, the last grade and\n" +
 			"the cards due now; then the totals. Answers saved in an unfinished exam count as answered,\n" +
-			"not yet as right or wrong.",
+			"not yet as right or wrong.\n\n" +
+			"--items lists instead, for every exam item you answered, its p-value (the share of your\n" +
+			"answers that were right) and how often you chose each option.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, err := loadLibrary(cmd)
@@ -121,90 +31,37 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := buildStats(lib, path, time.Now())
+			out := cmd.OutOrStdout()
+			if items {
+				rep, err := progress.ReadItemReport(lib, path)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(out, rep)
+				}
+				rep.WriteText(out)
+				return nil
+			}
+			rep, err := progress.BuildReport(lib, path, time.Now())
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return writeJSON(out, rep)
 			}
-			writeStatsText(out, rep)
+			rep.WriteText(out)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&items, "items", false, "item analysis of your answers: each item's p-value and how often each option was chosen (with --json: items[] with p_value and options[].chosen)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (snake_case fields: totals, open_attempt, and katas[] with layers_read, answered, correct, best_scaled, last_grade, due)")
 	return cmd
 }
 
-// day formats a time as a local date, "—" for none.
-func day(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.Local().Format("2006-01-02")
-}
-
-// plural is "1 card" / "2 cards".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// writeStatsText writes the readable summary.
-func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Progress in %s\n(answers count exam items and trap rows, in exams, quizzes, drills and reviews)\n\n", r.Path)
-	for _, k := range r.Katas {
-		title := k.Title
-		if title == "" {
-			title = "(not in this build's packets)"
-		}
-		fmt.Fprintf(w, "%s — %s\n", k.Kata, title)
-		layers := fmt.Sprintf("%d/%d", len(k.LayersRead), k.LayersTotal)
-		if len(k.LayersRead) > 0 {
-			layers += " (" + strings.Join(k.LayersRead, ", ") + ")"
-		}
-		fmt.Fprintf(w, "  layers read    %s\n", layers)
-		answered := fmt.Sprintf("%d, %d right", k.Answered, k.Correct)
-		if k.InProgress > 0 {
-			answered += fmt.Sprintf(" (%d marked in an unfinished exam, not yet scored)", k.InProgress)
-		}
-		fmt.Fprintf(w, "  answers        %s\n", answered)
-		best := "none yet"
-		if k.BestScaled > 0 {
-			best = fmt.Sprintf("%d on %s", k.BestScaled, day(k.BestAt))
-		}
-		fmt.Fprintf(w, "  best exam      %s\n", best)
-		grade := "never graded"
-		if g := k.LastGrade; g != nil {
-			grade = fmt.Sprintf("%s (%d passed, %d failed, %d errored) on %s, seed %d", g.Status, g.Passed, g.Failed, g.Errored, day(g.At), g.Seed)
-		}
-		fmt.Fprintf(w, "  last grade     %s\n", grade)
-		fmt.Fprintf(w, "  cards          %d due now of %d scheduled\n\n", k.Due, k.Cards)
-	}
-	// The totals come on short lines so that none is wider than an 80-column terminal (bar a
-	// long workspace path or kata list).
-	s := r.Stats
-	fmt.Fprintf(w, "Totals: %s (%d right", plural(s.Answered, "answer"), s.Correct)
-	if s.InProgress > 0 {
-		fmt.Fprintf(w, ", %d unscored in an unfinished exam", s.InProgress)
-	}
-	fmt.Fprintf(w, ") · %s\n", plural(s.Reviews, "review"))
-	fmt.Fprintf(w, "  exams %d finished, %d open, %d abandoned", s.AttemptsFinished, s.AttemptsOpen, s.AttemptsAbandoned)
-	if s.BestScaled > 0 {
-		fmt.Fprintf(w, " · best %d", s.BestScaled)
-	}
-	fmt.Fprintf(w, "\n  %s · %s, %d due now\n", plural(s.GradeRuns, "grading run"), plural(s.Cards, "card"), s.Due)
-	if g := s.LastGrade; g != nil {
-		fmt.Fprintf(w, "Last grading run: %s on %s\n  %s\n", g.Status, g.At.Local().Format("2006-01-02 15:04"), g.Workspace)
-	}
-	if o := r.Open; o != nil {
-		fmt.Fprintf(w, "Unfinished exam #%d, started %s (kata exam offers to resume it)\n", o.ID, o.Started.Local().Format("2006-01-02 15:04"))
-		fmt.Fprintf(w, "  %d of %d items marked (%d fully answered), %d flagged\n  katas: %s\n",
-			o.Answered, o.Items, o.Complete, o.Flagged, strings.Join(o.Katas, ", "))
-	}
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

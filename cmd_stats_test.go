@@ -205,3 +205,81 @@ func TestGradeGoesOnWhenTheStoreCannotOpen(t *testing.T) {
 		t.Fatalf("want one warning naming the store, got %d:\n%s", n, stderr)
 	}
 }
+
+// TestStatsItems: kata stats --items reports each answered item's p-value and option counts,
+// as text and as JSON, from the learner's recorded answers.
+func TestStatsItems(t *testing.T) {
+	path := hermeticState(t)
+	out, _, err := runKataErr(t, "stats", "--items")
+	if err != nil || !strings.Contains(out, "No exam item answered yet") {
+		t.Fatalf("no store: %v\n%s", err, out)
+	}
+	lib, err := loadLibrary(newRootCmd(io.Discard, io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := lib.Packets()[0]
+	it := p.Items[0]
+	var wrong string
+	for _, o := range it.Options {
+		if !o.Key {
+			wrong = o.ID
+			break
+		}
+	}
+	s, err := progress.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := srs.ItemCardID(p.ID, it)
+	for _, a := range []progress.Answer{
+		{Kata: p.ID, ItemID: it.ID, CardID: card, Chosen: it.Keys(), Correct: true},
+		{Kata: p.ID, ItemID: it.ID, CardID: card, Chosen: []string{wrong}},
+		{Kata: p.ID, ItemID: it.ID, CardID: card, Chosen: []string{wrong}},
+	} {
+		if err := s.RecordAnswer(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	out, _, err = runKataErr(t, "stats", "--items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, p.ID+"\n  "+it.ID+"  ") || !strings.Contains(out, "p = 0.33 (1 of 3 answers right)") || !strings.Contains(out, " "+wrong+"  67%  ") {
+		t.Errorf("stats --items:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("stats --items line is %d wide: %q", n, line)
+		}
+	}
+	out, _, err = runKataErr(t, "stats", "--items", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Items []struct {
+			Kata     string  `json:"kata"`
+			ItemID   string  `json:"item_id"`
+			Answered int     `json:"answered"`
+			PValue   float64 `json:"p_value"`
+			Options  []struct {
+				ID     string `json:"id"`
+				Key    bool   `json:"key"`
+				Chosen int    `json:"chosen"`
+			} `json:"options"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Items) != 1 {
+		t.Fatalf("stats --items --json: %v\n%s", err, out)
+	}
+	got := js.Items[0]
+	chosen := map[string]int{}
+	for _, o := range got.Options {
+		chosen[o.ID] = o.Chosen
+	}
+	if got.Kata != p.ID || got.ItemID != it.ID || got.Answered != 3 || got.PValue < 0.33 || got.PValue > 0.34 || chosen[wrong] != 2 {
+		t.Errorf("stats --items --json: %+v", got)
+	}
+}

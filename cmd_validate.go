@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -19,6 +21,7 @@ import (
 func newValidateCmd() *cobra.Command {
 	var seeds, refs string
 	var minItems int
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR...]",
 		Short: "Check packets and report every problem as file:line (exit 0 none, 1 problems, 2 cannot run)",
@@ -27,6 +30,9 @@ func newValidateCmd() *cobra.Command {
 			"layer, an item with no key or too many, a missing rationale, a rationale naming an option by\n" +
 			"letter, an unknown scenario or contract category, a fixture without an expectation, a\n" +
 			"coverage row pointing at nothing. docs/packets.md describes the format.\n\n" +
+			"It also warns about item-writing cues (a key much longer than its distractors, the longest\n" +
+			"option as key too often, \"all/none of these\", a key echoing the stem, a title sharing the\n" +
+			"key's words, a near-duplicate stem in another packet); --strict counts them as problems.\n\n" +
 			"--seeds DIR also checks that every line coverage.md cites exists in its seed.\n" +
 			"--references DIR also grades, for every graded kata and language, the untouched template\n" +
 			"(it must fail) and DIR/<kata>/<lang>/correct laid over it (it must pass).",
@@ -48,9 +54,15 @@ func newValidateCmd() *cobra.Command {
 				}
 				all = append(all, vs...)
 			}
-			var problems katas.Problems
-			for _, v := range all {
-				problems = append(problems, v.Problems...)
+			katas.CheckNearDuplicates(all, mockExamPackets(cmd))
+			var problems, warnings katas.Problems
+			for i, v := range all {
+				if strict {
+					all[i].Problems = append(all[i].Problems, v.Warnings...)
+					all[i].Warnings = nil
+				}
+				problems = append(problems, all[i].Problems...)
+				warnings = append(warnings, all[i].Warnings...)
 			}
 			var refCounts map[string]int
 			if refs != "" {
@@ -66,23 +78,44 @@ func newValidateCmd() *cobra.Command {
 			for _, p := range problems {
 				fmt.Fprintln(out, p)
 			}
-			writeValidateSummary(out, all, refCounts, problems, seeds != "")
+			for _, w := range warnings {
+				fmt.Fprintf(out, "warning: %s\n", w)
+			}
+			writeValidateSummary(out, all, refCounts, problems, warnings, seeds != "")
 			if len(problems) > 0 {
 				return exitError{1}
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "count item-writing warnings as problems (exit 1)")
 	cmd.Flags().IntVar(&minItems, "min-items", katas.MinItems, "smallest item bank a packet may have (lower it for a small workshop packet)")
 	cmd.Flags().StringVar(&seeds, "seeds", "", "folder of the seed documents coverage.md cites: check every cited `DIR`/<seed> line exists")
 	cmd.Flags().StringVar(&refs, "references", "", "folder of reference solutions (`DIR`/<kata>/<lang>/correct): templates must fail, references pass")
 	return cmd
 }
 
+// mockExamPackets are the packets a mock exam can draw beside the validated ones: the embedded
+// packets, then $KATA_PATH and --packets as loadLibrary reads them. A folder that does not load
+// is left out without a word (its own validation, or any other command, reports it).
+func mockExamPackets(cmd *cobra.Command) []*katas.Packet {
+	lib, _ := katas.Discover(packets.FS, "embedded")
+	for _, d := range slices.Backward(filepath.SplitList(os.Getenv("KATA_PATH"))) {
+		if d != "" {
+			lib.AddDir(d)
+		}
+	}
+	dirs, _ := cmd.Flags().GetStringArray(packetsFlag)
+	for _, d := range dirs {
+		lib.AddDir(d)
+	}
+	return lib.Packets()
+}
+
 // writeValidateSummary prints one line per packet and a total; refCounts adds each packet's
 // problems found by --references (by packet id) to its own.
-func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[string]int, problems katas.Problems, seeds bool) {
-	if len(problems) > 0 {
+func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[string]int, problems, warnings katas.Problems, seeds bool) {
+	if len(problems)+len(warnings) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, v := range all {
@@ -100,8 +133,8 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 			continue
 		}
 		fmt.Fprintf(w, "%-24s %s · %s · %s · %s (%s) · %s · %s\n",
-			p.ID, status, p.Source, plural(len(p.Items), "item"), plural(len(p.Traps), "trap table"), plural(p.TrapCount(), "trap"),
-			plural(len(p.Task.Steps), "task step"), plural(p.FixtureCount(), "fixture"))
+			p.ID, status, p.Source, katas.Count(len(p.Items), "item", "items"), katas.Count(len(p.Traps), "trap table", "trap tables"), katas.Count(p.TrapCount(), "trap", "traps"),
+			katas.Count(len(p.Task.Steps), "task step", "task steps"), katas.Count(p.FixtureCount(), "fixture", "fixtures")+warnNote(len(v.Warnings)))
 		for _, s := range v.Seeds {
 			line := fmt.Sprintf("%-24s coverage of %s: %d facts on %d seed lines", "", s.Seed, s.Facts, len(s.Lines))
 			if seeds && s.TextLines > 0 {
@@ -110,11 +143,22 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 			fmt.Fprintln(w, line)
 		}
 	}
+	total := fmt.Sprintf("%d packet(s), %d problem(s)", len(all), len(problems))
 	if len(problems) == 0 {
-		fmt.Fprintf(w, "%d packet(s), no problem\n", len(all))
-		return
+		total = fmt.Sprintf("%d packet(s), no problem", len(all))
 	}
-	fmt.Fprintf(w, "%d packet(s), %d problem(s)\n", len(all), len(problems))
+	if len(warnings) > 0 {
+		total += fmt.Sprintf(", %d item-writing warning(s) (--strict counts them as problems)", len(warnings))
+	}
+	fmt.Fprintln(w, total)
+}
+
+// warnNote is " · N item-writing warning(s)" for a summary line, "" for none.
+func warnNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · %d item-writing warning(s)", n)
 }
 
 func intList(ns []int) string {

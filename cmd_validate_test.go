@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
 
@@ -343,5 +346,126 @@ func TestValidateReferencesSaysWhatItSkips(t *testing.T) {
 	want := "references: mcp-error-responses              not graded: the packet has 1 problem(s); fix them first"
 	if code != 1 || !strings.Contains(out, want) || strings.Contains(out, "template fails") {
 		t.Errorf("exit %d, want 1 and %q and no grading:\n%s", code, want, out)
+	}
+}
+
+// TestValidateStrictPlantedCues plants three item-writing cues in a copy of a shipped packet —
+// a key twice as long as every distractor, a title that names the key, a stem copied from
+// another packet's item with another key — and expects one warning for each, naming file and
+// line, over what the untouched copy gets; --strict turns them into problems (exit 1).
+func TestValidateStrictPlantedCues(t *testing.T) {
+	lib, err := loadLibrary(newRootCmd(io.Discard, io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, _ := lib.Get("mcp-structured-errors")
+	me, _ := lib.Get("mcp-engineering")
+	item := func(p *katas.Packet, id string) katas.Item {
+		for _, it := range p.Items {
+			if it.ID == id {
+				return it
+			}
+		}
+		t.Fatalf("%s has no item %s", p.ID, id)
+		return katas.Item{}
+	}
+	long, titled, copied := item(se, "se-01"), item(se, "se-02"), item(se, "se-03")
+	other := item(me, "me-01")
+	keyOf := func(it katas.Item) katas.Option {
+		for _, o := range it.Options {
+			if o.Key {
+				return o
+			}
+		}
+		return katas.Option{}
+	}
+	clean, plant := t.TempDir(), t.TempDir()
+	copyShipped(t, se.ID, clean, nil)
+	copyShipped(t, se.ID, plant, map[string]func(string) string{
+		"exam.md": func(s string) string {
+			lines := strings.Split(s, "\n")
+			// se-01: the key's line grows until it is twice the longest distractor.
+			k := keyOf(long)
+			longest := 0
+			for _, o := range long.Options {
+				if !o.Key {
+					longest = max(longest, len(o.Text))
+				}
+			}
+			text := k.Text
+			for len(text) <= 2*longest {
+				text += " " + k.Text
+			}
+			lines[k.Line-1] = "- [x] " + text
+			// se-02: the title is the key.
+			lines[titled.Line-1] = "## `se-02` " + keyOf(titled).Text
+			// se-03: the stem becomes me-01's, on the first line of its own (the others blank, so
+			// no line moves).
+			first := -1
+			for i := copied.Line; i < len(lines) && !strings.HasPrefix(lines[i], "- ["); i++ {
+				if !strings.HasPrefix(lines[i], "Scenario:") && strings.TrimSpace(lines[i]) != "" {
+					if first < 0 {
+						first = i
+					}
+					lines[i] = ""
+				}
+			}
+			lines[first] = strings.Join(strings.Fields(other.Stem), " ")
+			return strings.Join(lines, "\n")
+		},
+	})
+	base, _, code := runKata(t, "validate", clean)
+	if code != 0 {
+		t.Fatalf("the untouched copy: exit %d\n%s", code, base)
+	}
+	out, _, code := runKata(t, "validate", plant)
+	if code != 0 {
+		t.Fatalf("warnings alone must not fail validate: exit %d\n%s", code, out)
+	}
+	file := filepath.Join(plant, se.ID, "exam.md")
+	planted := []string{
+		fmt.Sprintf("warning: %s:%d: item se-01: the key is ", file, keyOf(long).Line),
+		fmt.Sprintf("warning: %s:%d: item se-02: the title ", file, titled.Line),
+		fmt.Sprintf("warning: %s:%d: item se-03: its stem is a near-duplicate (100%% shared word triples) of mcp-engineering/me-01 (embedded:mcp-engineering/exam.md:%d), which has another key", file, copied.Line, other.Line),
+	}
+	warnings := func(s, root string) []string {
+		var ws []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "warning: ") {
+				ws = append(ws, strings.ReplaceAll(l, root, "ROOT"))
+			}
+		}
+		return ws
+	}
+	before, after := warnings(base, clean), warnings(out, plant)
+	var added []string
+	for _, w := range after {
+		if !slices.Contains(before, w) {
+			added = append(added, strings.ReplaceAll(w, "ROOT", plant))
+		}
+	}
+	if len(added) != len(planted) {
+		t.Errorf("%d new warnings, want %d:\n%s", len(added), len(planted), strings.Join(added, "\n"))
+	}
+	for _, want := range planted {
+		found := false
+		for _, w := range added {
+			found = found || strings.HasPrefix(w, want)
+		}
+		if !found {
+			t.Errorf("no warning starting %q among:\n%s", want, strings.Join(added, "\n"))
+		}
+	}
+	out, _, code = runKata(t, "validate", "--strict", plant)
+	if code != 1 || !strings.Contains(out, fmt.Sprintf("%s:%d: item se-01: the key is ", file, keyOf(long).Line)) || strings.Contains(out, "warning: ") {
+		t.Errorf("--strict: exit %d, want 1 with the cues as problems:\n%s", code, out)
+	}
+}
+
+// TestValidateStrictShipped: the shipped packets carry no item-writing cue.
+func TestValidateStrictShipped(t *testing.T) {
+	out, errs, code := runKata(t, "validate", "--strict")
+	if code != 0 || strings.Contains(out, "warning") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }

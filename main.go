@@ -126,6 +126,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
+	root.AddCommand(newMCPCmd(), newExportCmd())
 	return root
 }
 
@@ -175,8 +176,8 @@ func newListCmd() *cobra.Command {
 			for _, r := range rows {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
 				fmt.Fprintf(out, "%-24s layers: %s · %s · %s in %s · %s · %s · graded: %s\n",
-					"", strings.Join(r.Layers, ", "), plural(r.Items, "item"), plural(r.Traps, "trap"), plural(r.TrapTables, "table"),
-					plural(r.TaskSteps, "task step"), plural(r.Fixtures, "fixture"), strings.Join(r.Graded, ", "))
+					"", strings.Join(r.Layers, ", "), katas.Count(r.Items, "item", "items"), katas.Count(r.Traps, "trap", "traps"), katas.Count(r.TrapTables, "table", "tables"),
+					katas.Count(r.TaskSteps, "task step", "task steps"), katas.Count(r.Fixtures, "fixture", "fixtures"), strings.Join(r.Graded, ", "))
 				fmt.Fprintf(out, "%-24s source: %s\n", "", r.Source)
 			}
 			return nil

@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,6 +23,10 @@ const scenarioTimeout = 5 * time.Second
 // starting a runtime (Node, Python) on a loaded machine can take seconds, and that is not the
 // client hanging.
 const clientStartAllowance = handshakeTimeout
+
+// sameCrashLimit is how many scenarios in a row, from the first, a client may crash the same
+// way before deciding anything before the rest are skipped.
+const sameCrashLimit = 3
 
 // maxExtraInvokes is how many invokes past the policy's limit are tolerated before a client is
 // declared to retry forever and is restarted.
@@ -94,7 +98,7 @@ func hashString(s string) uint64 {
 // fillPayload replaces a payload's placeholders (katas.ResultStep) with drawn values.
 func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map[string]any {
 	var retryable, final []string
-	for _, c := range sortedKeys(p.Categories) {
+	for _, c := range slices.Sorted(maps.Keys(p.Categories)) {
 		switch {
 		case slices.Contains(p.Escalate, c):
 		case p.Categories[c]:
@@ -110,7 +114,7 @@ func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map
 		return list[rng.IntN(len(list))]
 	}
 	out := map[string]any{}
-	for _, k := range sortedKeys(tmpl) {
+	for _, k := range slices.Sorted(maps.Keys(tmpl)) {
 		v := tmpl[k]
 		s, ok := v.(string)
 		if !ok {
@@ -145,15 +149,6 @@ func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // clientProc is the learner's running client and its stdout lines.
@@ -425,11 +420,21 @@ func (r *run) runClientTests(ctx context.Context) {
 	// lastTail and lastTailOf are the stderr tail last shown for a crash and its scenario's
 	// name: a client that crashes the same way on every scenario shows it once in full.
 	var lastTail, lastTailOf string
+	// sameCrash counts the scenarios, from the first, on which the client crashed the same way
+	// before deciding anything (an unwritten call_with_retry, a syntax error); -1 once any
+	// scenario went otherwise. Past sameCrashLimit the rest are not started: each would only
+	// crash again, and the budget is better not spent on it.
+	sameCrash := 0
 	for _, d := range scs {
 		r.announceStart(d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
+		if sameCrash >= sameCrashLimit {
+			t.Status, t.Message = StatusFail, fmt.Sprintf("skipped: the client crashed the same way, before any decision, on each of the first %d scenarios (see %q); fix that crash first", sameCrash, lastTailOf)
+			r.record(t)
+			continue
+		}
 		if ctx.Err() != nil {
-			t.Status, t.Message = StatusError, r.stoppedMsg("not run")
+			t.Status, t.Message = StatusError, r.stoppedMsg(r.clientPhase, "not run")
 			r.record(t)
 			continue
 		}
@@ -456,8 +461,9 @@ func (r *run) runClientTests(ctx context.Context) {
 		proc := c.proc
 		if res.stopped {
 			t.Status = StatusError
-			probs = problems{{"", r.stoppedMsg("this scenario was cut short")}}
+			probs = problems{{text: r.stoppedMsg(r.clientPhase, "this scenario was cut short")}}
 		}
+		crashedAtStart := false
 		if res.broken {
 			stop()
 			if !res.stopped {
@@ -467,11 +473,20 @@ func (r *run) runClientTests(ctx context.Context) {
 				case tail == "":
 				case tail == lastTail:
 					probs.add("", "client stderr: the same last lines as under %q", lastTailOf)
+					crashedAtStart = len(res.trace) == 0
 				default:
 					probs.add("", "client stderr (last lines):\n%s", indent(tail, "  "))
+					crashedAtStart = len(res.trace) == 0 && sameCrash == 0
 					lastTail, lastTailOf = tail, d.Name
 				}
 			}
+		}
+		switch {
+		case sameCrash < 0:
+		case crashedAtStart:
+			sameCrash++
+		default:
+			sameCrash = -1
 		}
 		t.Output = proc.stderr.since(mark, outputCap)
 		r.recordVerdict(t, probs, "")

@@ -2,7 +2,9 @@ package grader
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,11 +69,11 @@ func configValues(mc *MCPConfig) []configValue {
 		for i, a := range e.Args {
 			add(fmt.Sprintf("args[%d]", i), "", a)
 		}
-		for _, k := range sortedKeys(e.Env) {
+		for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 			add("env", k, e.Env[k])
 		}
 		add("url", "", e.URL)
-		for _, k := range sortedKeys(e.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
 			add("headers", k, e.Headers[k])
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -21,6 +22,10 @@ import (
 // problem it finds is tagged with the rule it breaks (rules.go), and its text is written
 // here, once. docs/grading.md explains each rule under #rule-<id>.
 
+// codeMethodNotFound is JSON-RPC 2.0's -32601 (§5.1), which some servers send for an unknown
+// tool instead of the MCP spec's -32602.
+const codeMethodNotFound = -32601
+
 // callOutcome is what one tools/call produced, as the checker sees it.
 type callOutcome struct {
 	res *mcp.CallToolResult
@@ -37,10 +42,12 @@ type callOutcome struct {
 	waitedPastTimeout bool
 }
 
-// problem is one broken rule, in a sentence for the learner.
+// problem is one broken rule, in a sentence for the learner. A note is not a failure: it
+// says something worth knowing about a call that passed (TestResult.Note).
 type problem struct {
 	rule RuleID
 	text string
+	note bool
 }
 
 // problems collects what a check finds.
@@ -48,22 +55,44 @@ type problems []problem
 
 // add records a problem of the rule.
 func (ps *problems) add(rule RuleID, format string, args ...any) {
-	*ps = append(*ps, problem{rule, fmt.Sprintf(format, args...)})
+	*ps = append(*ps, problem{rule: rule, text: fmt.Sprintf(format, args...)})
 }
 
-// texts returns the problems' sentences, in order.
-func (ps problems) texts() []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.text
+// addNote records a note of the rule: the call passed, with something worth saying.
+func (ps *problems) addNote(rule RuleID, format string, args ...any) {
+	*ps = append(*ps, problem{rule: rule, text: fmt.Sprintf(format, args...), note: true})
+}
+
+// failures returns the problems that are not notes.
+func (ps problems) failures() problems {
+	return slices.DeleteFunc(slices.Clone(ps), func(p problem) bool { return p.note })
+}
+
+// notes returns the notes' sentences, in order.
+func (ps problems) notes() []string {
+	var out []string
+	for _, p := range ps {
+		if p.note {
+			out = append(out, p.text)
+		}
 	}
 	return out
 }
 
-// rules returns the ids of the rules broken, each once, in order of first appearance.
+// texts returns the sentences of the problems that are not notes, in order.
+func (ps problems) texts() []string {
+	var out []string
+	for _, p := range ps.failures() {
+		out = append(out, p.text)
+	}
+	return out
+}
+
+// rules returns the ids of the rules broken (notes aside), each once, in order of first
+// appearance.
 func (ps problems) rules() []RuleID {
 	var out []RuleID
-	for _, p := range ps {
+	for _, p := range ps.failures() {
 		if p.rule != "" && !slices.Contains(out, p.rule) {
 			out = append(out, p.rule)
 		}
@@ -118,8 +147,10 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		var rpc *jsonrpc.Error
 		if errors.As(out.err, &rpc) {
 			if f.Expect.ProtocolError != 0 {
-				if int(rpc.Code) != f.Expect.ProtocolError {
-					ps.add(RuleUnknownTool, "the JSON-RPC error code was %d; expected %d", rpc.Code, f.Expect.ProtocolError)
+				// The spec's answer to an unknown tool: -32602 (Invalid params, as the MCP tools
+				// page gives it) or -32601 (Method not found, which some servers send).
+				if code := int(rpc.Code); code != f.Expect.ProtocolError && code != codeMethodNotFound {
+					ps.add(RuleUnknownTool, "the JSON-RPC error code was %d; expected %d (Invalid params, as the MCP spec's tools page gives it) or %d (Method not found)", rpc.Code, f.Expect.ProtocolError, codeMethodNotFound)
 				}
 				return ps
 			}
@@ -130,7 +161,13 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		return ps
 	}
 	if f.Expect.ProtocolError != 0 {
-		ps.add(RuleUnknownTool, "expected a JSON-RPC error %d for a tool the server does not have, but a tool result came back", f.Expect.ProtocolError)
+		if out.res.IsError {
+			// What the official SDKs' high-level servers send (TypeScript McpServer, 1.32), with
+			// no option to change it: accepted, with a note (docs/grading.md#unknown-tools).
+			ps.addNote(RuleUnknownTool, "accepted: the server answered the unknown tool with a tool result carrying isError: true; the MCP spec (2025-11-25, tools) lists an unknown tool among protocol errors, a JSON-RPC error %d, which is what a hand-written server should send (the official SDKs' high-level servers send this result instead)", f.Expect.ProtocolError)
+			return ps
+		}
+		ps.add(RuleUnknownTool, "a success result came back for a tool the server does not have; expected a JSON-RPC error %d (or a tool result with isError: true)", f.Expect.ProtocolError)
 		return ps
 	}
 	if out.waitedPastTimeout {
@@ -301,8 +338,9 @@ func checkTypedError(f katas.Fixture, dr drawn, out callOutcome, payload map[str
 
 // checkRetryAfter checks the contract's wait field: for a category that carries it and a
 // fixture whose API sent Retry-After, the header's value in whole seconds — exact for
-// delay-seconds, within 2 s for an HTTP-date, 0 for a date already passed (RFC 9110
-// §10.2.3); null in every other case (docs/grading.md#rule-retry-after).
+// delay-seconds, within 2 s for an HTTP-date (each with half a second more for rounding), 0
+// to 2 for a date already passed (RFC 9110 §10.2.3); null in every other case
+// (docs/grading.md#rule-retry-after).
 func checkRetryAfter(name string, f katas.Fixture, out callOutcome, payload map[string]any, c katas.Contract, ps *problems) {
 	want := f.Expect.Category
 	ra, present := payload[name]
@@ -318,14 +356,14 @@ func checkRetryAfter(name string, f katas.Fixture, out callOutcome, payload map[
 		}
 		return
 	}
-	tol := 0.0 // delay-seconds are exact; an HTTP-date is converted within 2 s
+	tol := 0.0 // delay-seconds are exact; an HTTP-date is converted within 2 s; +0.5 s for rounding
 	if f.Backend.RetryAfter == katas.RetryAfterHTTPDate {
 		tol = 2
 	}
 	past := f.Backend.RetryAfter == katas.RetryAfterHTTPDatePast
 	switch {
 	case !out.hasRetryAfterSent:
-		ps.add(RuleRetryAfter, "the Orders API never sent its 429 (no request reached it)")
+		ps.add(RuleRetryAfter, "the Orders API never sent its Retry-After (no request reached it)")
 	case !present || ra == nil:
 		if past {
 			ps.add(RuleRetryAfter, "%s was null; the API sent Retry-After as an HTTP-date already passed, which means no wait: 0 (a header was sent, so it is not null)", name)
@@ -424,7 +462,7 @@ func checkAttemptedQuery(name string, payload map[string]any, dr drawn, ps *prob
 	if !ok {
 		return
 	}
-	for _, k := range sortedKeys(dr.args) {
+	for _, k := range slices.Sorted(maps.Keys(dr.args)) {
 		if !containsValue(q, dr.args[k]) {
 			ps.add(RuleAttemptedQuery, "%s %q does not contain the value of %s (%s); it must name every argument the call was given", name, clipText(q, 200), k, jsonText(dr.args[k]))
 		}

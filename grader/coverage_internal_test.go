@@ -212,7 +212,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 			out.res = result(payload, true)
 			probs := checkCall(f, dr, out, c)
 			if (len(probs) == 0) != tc.pass {
-				t.Errorf("%s: retryAfterSeconds %v: problems %q, want pass=%v", kata, tc.ra, probs, tc.pass)
+				t.Errorf("%s: retryAfterSeconds %v: problems %q, want pass=%v", kata, tc.ra, probs.texts(), tc.pass)
 			}
 		}
 	}
@@ -227,7 +227,7 @@ func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 	payload := map[string]any{"isError": true, "errorCategory": "not_found", "isRetryable": false, "retryAfterSeconds": nil, "explanation": "no such order"}
 	good := result(payload, true)
 	if probs := checkCall(f, dr, callOutcome{res: good}, c); len(probs) != 0 {
-		t.Fatalf("a mirrored result failed: %q", probs)
+		t.Fatalf("a mirrored result failed: %q", probs.texts())
 	}
 	for name, res := range map[string]*mcp.CallToolResult{
 		"prose text":   {IsError: true, StructuredContent: payload, Content: []mcp.Content{&mcp.TextContent{Text: "no such order"}}},
@@ -237,7 +237,7 @@ func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 	} {
 		probs := checkCall(f, dr, callOutcome{res: res}, c)
 		if !strings.Contains(strings.Join(probs.texts(), "\n"), "content block") || !slices.Equal(probs.rules(), []RuleID{RuleTextMirror}) {
-			t.Errorf("%s: problems %q do not name the content block", name, probs)
+			t.Errorf("%s: problems %q do not name the content block", name, probs.texts())
 		}
 	}
 }

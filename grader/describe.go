@@ -3,8 +3,10 @@ package grader
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
@@ -56,7 +58,7 @@ func keysOf(m map[string]any) string {
 	if len(m) == 0 {
 		return "none"
 	}
-	return strings.Join(sortedKeys(m), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
 func jsonText(v any) string {
@@ -144,7 +146,7 @@ func describeBehaviour(b *behaviour) string {
 		return "answered 200 with the order"
 	case katas.BackendStatus:
 		s := fmt.Sprintf("answered %d", b.status)
-		if b.status == 429 || b.status == 503 && b.retryAfter != "" {
+		if b.status == 429 || (b.status == 503 && b.retryAfter != "" && b.retryAfter != katas.RetryAfterNone) {
 			switch b.retryAfter {
 			case katas.RetryAfterSeconds:
 				s += fmt.Sprintf(" with Retry-After: %d", b.delay)

@@ -2,8 +2,10 @@ package grader
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/katas"
@@ -150,7 +152,7 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 		"{amount_nonpositive}": []float64{0, -1, -25.5}[d.rng.IntN(3)],
 	}
 	dr.args = map[string]any{}
-	for _, k := range sortedKeys(f.Arguments) {
+	for _, k := range slices.Sorted(maps.Keys(f.Arguments)) {
 		v := f.Arguments[k]
 		if s, ok := v.(string); ok {
 			if n, ok := numbers[s]; ok {
@@ -175,7 +177,7 @@ func (d *drawer) draw(f katas.Fixture, status int, malformed string) drawn {
 	}
 	// A 429 always has a delay drawn (sent unless RetryAfterNone); a 503 only when the
 	// fixture makes it carry Retry-After too (RFC 9110 §10.2.3 allows it on a 503).
-	if beh.status == 429 || beh.status == 503 && b.RetryAfter != "" && b.RetryAfter != katas.RetryAfterNone {
+	if beh.status == 429 || (beh.status == 503 && b.RetryAfter != "" && b.RetryAfter != katas.RetryAfterNone) {
 		switch b.RetryAfter {
 		case katas.RetryAfterHTTPDate:
 			beh.delay = d.between(20, 300)

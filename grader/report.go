@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type TestResult struct {
 	Status string `json:"status"`
 	// Message says, on failure, the rule, the call sent, what came back and what was expected.
 	Message string `json:"message,omitempty"`
+	// Note says something worth knowing about a test that passed, e.g. that an unknown tool was
+	// answered the way SDKs do rather than the way the spec prefers (our addition).
+	Note string `json:"note,omitempty"`
 	// Output is the tail of the learner process's stderr during the test, capped.
 	Output string `json:"output,omitempty"`
 	// OutputOf names whose stderr Output is: "server" or "client" ("" for none); not
@@ -178,6 +182,39 @@ func (r *run) record(t TestResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Tests = append(r.rep.Tests, t)
+}
+
+// sortTests puts the report's tests in the run's fixed order — config rules, tools/list, the
+// server fixtures, the stdout check, the client scenarios, each in file order — whatever order
+// the concurrent phases finished them in.
+func (r *run) sortTests() {
+	var ids []string
+	if r.packet.ConfigRules != nil {
+		for _, c := range r.packet.ConfigRules.Rules {
+			ids = append(ids, c.ID)
+		}
+	}
+	ids = append(ids, "tools-list")
+	if set := r.packet.Fixtures["server"]; set != nil {
+		for _, f := range set.Fixtures {
+			ids = append(ids, f.ID)
+		}
+	}
+	ids = append(ids, "stdout-protocol-only")
+	if r.packet.Scenarios != nil {
+		for _, s := range r.packet.Scenarios.Scenarios {
+			ids = append(ids, s.ID)
+		}
+	}
+	pos := func(id string) int {
+		if i := slices.Index(ids, id); i >= 0 {
+			return i
+		}
+		return len(ids)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slices.SortStableFunc(r.rep.Tests, func(a, b TestResult) int { return pos(a.ID) - pos(b.ID) })
 }
 
 // report ends the run: the status from the tests (pass when all passed) and the duration.

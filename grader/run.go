@@ -66,8 +66,9 @@ type run struct {
 	releasePort func()
 	// parent is the caller's context: when it ends the run was interrupted (ctrl-c, SIGTERM).
 	parent context.Context
-	// phase names the running phase and its budget, for "not run" messages.
-	phase phase
+	// serverPhase and clientPhase name the two phases and their budgets, for "not run"
+	// messages; the phases run at the same time.
+	serverPhase, clientPhase phase
 }
 
 // phase is a part of the run with a time budget of its own.
@@ -96,13 +97,13 @@ func (r *run) budgets() (server, client time.Duration) {
 // interrupted reports whether the caller cancelled the run (ctrl-c, SIGTERM).
 func (r *run) interrupted() bool { return r.parent != nil && r.parent.Err() != nil }
 
-// stoppedMsg says why a test was not run or a call was cut short: the run was interrupted,
-// or the phase's budget was used up.
-func (r *run) stoppedMsg(what string) string {
+// stoppedMsg says why a test of the phase was not run or a call was cut short: the run was
+// interrupted, or the phase's budget was used up.
+func (r *run) stoppedMsg(ph phase, what string) string {
 	if r.interrupted() {
 		return what + ": grading was interrupted (ctrl-c or SIGTERM)"
 	}
-	return fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, r.phase.name, r.phase.budget, r.phase.name)
+	return fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, ph.name, ph.budget, ph.name)
 }
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
@@ -134,26 +135,32 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		r.runConfigTests()
 	}
 	serverBudget, clientBudget := r.budgets()
+	r.serverPhase, r.clientPhase = phase{"server", serverBudget}, phase{"client", clientBudget}
+	// The client phase plays a virtual clock and needs no server: it runs while the server
+	// phase waits on its timeouts, so a grade costs the longer of the two, not their sum.
+	var client sync.WaitGroup
+	clientCtx, stopClient := context.WithTimeout(ctx, clientBudget)
+	defer stopClient()
+	if r.grades("client") {
+		client.Add(1)
+		go func() {
+			defer client.Done()
+			r.runClientTests(clientCtx)
+		}()
+	}
 	if r.grades("server") {
-		r.phase = phase{"server", serverBudget}
 		sctx, cancel := context.WithTimeout(ctx, serverBudget)
 		r.info("starting the server")
-		conn, err := launchServer(sctx, r.spec, r.viol)
-		if err != nil {
+		if err := r.runServerPhase(sctx); err != nil {
 			cancel()
+			stopClient()
+			client.Wait()
 			return r.errorReport(r.interruptedErr(err))
 		}
-		main := &worker{conn: conn, spec: r.spec}
-		r.runServerTests(sctx, main)
-		main.stop()
 		cancel()
 	}
-	if r.grades("client") {
-		r.phase = phase{"client", clientBudget}
-		cctx, cancel := context.WithTimeout(ctx, clientBudget)
-		r.runClientTests(cctx)
-		cancel()
-	}
+	client.Wait()
+	r.sortTests()
 	rep := r.report()
 	if r.interrupted() {
 		rep.Message = "grading was interrupted (ctrl-c or SIGTERM) before every test ran"

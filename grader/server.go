@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,16 +81,16 @@ func onExtraWorker(f katas.Fixture) bool {
 	return mustWait(f) || f.Backend.Kind == katas.BackendRefused
 }
 
-// runServerTests runs the tools/list check, every server fixture, and the stdout check.
-// Fixtures that must wait for a timeout each run on an extra server instance, concurrently
-// with the rest, so a full grade costs about one slow fixture plus start-up, not their sum;
-// fixtures whose Orders API refuses connections share one more instance, started with a closed
-// port's URL. The extra instances are started (in parallel) before any fixture runs, so their
-// start-up load never eats into a timed call. Values are drawn in fixture order before
-// anything runs, so a seed repeats exactly.
-func (r *run) runServerTests(ctx context.Context, main *worker) {
+// runServerPhase launches the learner's server and runs the tools/list check, every server
+// fixture, and the stdout check. Fixtures that must wait for a timeout each run on an extra
+// server instance, concurrently with the rest, so a full grade costs about one slow fixture
+// plus start-up, not their sum; fixtures whose Orders API refuses connections share one more
+// instance, started with a closed port's URL. Every instance starts at once, and all have
+// started before any fixture runs, so start-up load never eats into a timed call. Values are
+// drawn in fixture order before anything runs, so a seed repeats exactly. A main server that
+// cannot be started is the error returned (the submission cannot be graded).
+func (r *run) runServerPhase(ctx context.Context) error {
 	set := r.packet.Fixtures["server"]
-	r.runToolsList(ctx, main)
 	d := newDrawer(r.rep.Seed)
 	cases := make([][]drawn, len(set.Fixtures))
 	for i, f := range set.Fixtures {
@@ -126,19 +127,31 @@ func (r *run) runServerTests(ctx context.Context, main *worker) {
 			jobs = append(jobs, &job{w: &worker{spec: r.spec}, idx: []int{i}})
 		}
 	}
-	var wg sync.WaitGroup
+	var started sync.WaitGroup
 	for _, j := range jobs {
-		wg.Add(1)
+		started.Add(1)
 		go func() {
-			defer wg.Done()
+			defer started.Done()
 			// A failed start is retried, and reported, by the job's first fixture.
 			if conn, err := launchServer(ctx, j.w.spec, r.viol); err == nil {
 				j.w.conn = conn
 			}
 		}()
 	}
-	wg.Wait()
+	conn, err := launchServer(ctx, r.spec, r.viol)
+	if err != nil {
+		started.Wait()
+		for _, j := range jobs {
+			j.w.stop()
+		}
+		return err
+	}
+	main := &worker{conn: conn, spec: r.spec}
+	defer main.stop()
+	r.runToolsList(ctx, main)
+	started.Wait()
 	results := make([]TestResult, len(set.Fixtures))
+	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Add(1)
 		go func() {
@@ -159,6 +172,7 @@ func (r *run) runServerTests(ctx context.Context, main *worker) {
 	r.rep.Tests = append(r.rep.Tests, results...)
 	r.mu.Unlock()
 	r.runStdoutCheck()
+	return nil
 }
 
 func (r *run) runToolsList(ctx context.Context, w *worker) {
@@ -214,7 +228,9 @@ func callDeadline(dr drawn) time.Duration {
 
 // caseResult is what one call of a fixture produced.
 type caseResult struct {
-	probs  problems
+	probs problems
+	// notes are what a call that passed is worth knowing for (TestResult.Note).
+	notes  []string
 	detail string
 	output string
 	// errored: the call could not be graded (the phase's budget ran out, or the run was
@@ -258,13 +274,14 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	var groups []string             // problem texts, in order of first appearance
 	labels := map[string][]string{} // problem text → labels of the cases that had it
 	var broken problems             // every problem of every case, for the rules broken
+	var notes []string              // the cases' notes, each once
 	var detail, output string
 	for _, dr := range cases {
 		if ctx.Err() != nil {
 			t.Status = StatusError
-			msg := r.stoppedMsg("not run")
+			msg := r.stoppedMsg(r.serverPhase, "not run")
 			if len(cases) > 1 && len(groups) > 0 {
-				msg = r.stoppedMsg("the remaining calls were not made")
+				msg = r.stoppedMsg(r.serverPhase, "the remaining calls were not made")
 			}
 			groups = append(groups, msg)
 			break
@@ -282,6 +299,11 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 		}
 		if cr.output != "" {
 			output += cr.output
+		}
+		for _, n := range cr.notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
 		}
 		if cr.errored {
 			t.Status = StatusError
@@ -315,6 +337,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	}
 	t.Output = clipTail(output, outputCap)
 	t.FailedRules = broken.rules()
+	t.Note = strings.Join(notes, "\n")
 	t.Duration = time.Since(started)
 	return r.announceDone(withVerdict(t, probs, detail))
 }
@@ -327,7 +350,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		if err != nil {
 			cr.errored = true
 			if ctx.Err() != nil {
-				cr.probs = problems{{"", r.stoppedMsg("the server could not be restarted")}}
+				cr.probs = problems{{text: r.stoppedMsg(r.serverPhase, "the server could not be restarted")}}
 			} else {
 				cr.probs.add(RuleStaysUp, "the server could not be (re)started: %s", err)
 			}
@@ -362,7 +385,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	switch {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
 		cr.errored = true
-		cr.probs = problems{{"", r.stoppedMsg("this call was cut short")}}
+		cr.probs = problems{{text: r.stoppedMsg(r.serverPhase, "this call was cut short")}}
 		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		cr.probs.add(RuleAnswers, "no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())
@@ -376,7 +399,8 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.probs.add(RuleStaysUp, "%s", p)
 		w.restart()
 	default:
-		cr.probs = checkCall(f, dr, out, r.packet.Contract)
+		all := checkCall(f, dr, out, r.packet.Contract)
+		cr.probs, cr.notes = all.failures(), all.notes()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}
 	if w.conn != nil {

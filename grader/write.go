@@ -54,6 +54,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 				continue
 			}
 			fmt.Fprintf(w, "  %s  %s\n", mark(t.Status), t.Name)
+			if t.Status == StatusPass && t.Note != "" {
+				fmt.Fprintln(w, indent("note: "+t.Note, "        "))
+			}
 			if t.Status != StatusPass {
 				if t.Rule != "" {
 					fmt.Fprintf(w, "        rule: %s\n", t.Rule)

@@ -50,7 +50,7 @@ func (l *Layer) Markdown() string {
 	for _, f := range l.Files() {
 		parts = append(parts, frontMatterAsCode(f.Markdown))
 	}
-	return strings.Join(parts, "\n\n---\n\n")
+	return strings.Join(parts, layerSeparator)
 }
 
 // frontMatterAsCode turns a leading YAML front matter block into a fenced yaml code block.
@@ -69,12 +69,9 @@ func frontMatterAsCode(md string) string {
 // that was resident before (if it is a different one). Asking for the resident layer again
 // returns it without reading. Errors: unknown packet or layer, unreadable files.
 func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
-	p, ok := l.Get(packetID)
-	if !ok {
-		return nil, fmt.Errorf("unknown kata %q (known: %s)", packetID, strings.Join(l.IDs(), ", "))
-	}
-	if !slices.Contains(p.Layers, layer) {
-		return nil, fmt.Errorf("kata %s has no layer %q (layers: %s)", packetID, layer, strings.Join(p.Layers, ", "))
+	p, err := l.packetLayer(packetID, layer)
+	if err != nil {
+		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -124,4 +121,49 @@ func (l *Library) releaseLocked() {
 		r.mu.Unlock()
 		l.resident = nil
 	}
+}
+
+// packetLayer returns the packet with the given id when it has the named layer; otherwise an
+// error naming the known katas or the packet's layers.
+func (l *Library) packetLayer(packetID, layer string) (*Packet, error) {
+	p, ok := l.Get(packetID)
+	if !ok {
+		return nil, fmt.Errorf("unknown kata %q (known: %s)", packetID, strings.Join(l.IDs(), ", "))
+	}
+	if !slices.Contains(p.Layers, layer) {
+		return nil, fmt.Errorf("kata %s has no layer %q (layers: %s)", packetID, layer, strings.Join(p.Layers, ", "))
+	}
+	return p, nil
+}
+
+// layerSeparator joins a layer's files in Markdown.
+const layerSeparator = "\n\n---\n\n"
+
+// LayerSize returns, in bytes, the size of a layer's Markdown files as stored plus the rules
+// that join them, without reading the files or touching the resident layer (it only stats
+// them), so a listing of every layer stays cheap. It is what len(Layer.Markdown()) comes to for
+// a layer without embedded assets or front matter; a file that embeds an asset table, or starts
+// with front matter, reads somewhat longer once loaded. Errors: unknown packet or layer, a
+// layer folder or file that cannot be read.
+func (l *Library) LayerSize(packetID, layer string) (int64, error) {
+	p, err := l.packetLayer(packetID, layer)
+	if err != nil {
+		return 0, err
+	}
+	names, err := layerFiles(p.fsys, p.Dir, layer)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for i, name := range names {
+		st, err := fs.Stat(p.fsys, path.Join(p.Dir, layer, name))
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path.Join(p.Dir, layer, name), err)
+		}
+		if i > 0 {
+			n += int64(len(layerSeparator))
+		}
+		n += st.Size()
+	}
+	return n, nil
 }

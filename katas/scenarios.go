@@ -1,7 +1,8 @@
 package katas
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -118,21 +119,11 @@ func parseScenarios(file string, src []byte, m *Manifest, ps *Problems) *Scenari
 				}
 			}
 		}
-		for _, c := range sortedKeys(s.Policy.Categories) {
+		for _, c := range slices.Sorted(maps.Keys(s.Policy.Categories)) {
 			if _, known := m.Contract.Categories[c]; !known {
 				bad("policy category %q is not in the contract", c)
 			}
 		}
 	}
 	return &set
-}
-
-// sortedKeys returns a map's keys in order, so problems come out in a stable order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -51,6 +51,11 @@ type Validation struct {
 	Seeds []SeedCoverage
 	// Problems is every problem found, each with file and line; none means the packet is good.
 	Problems Problems
+	// Warnings are the item-writing cues found (docs/packets.md, "Item-writing checks"), each
+	// with file and line; kata validate --strict counts them as problems.
+	Warnings Problems
+	// Exam is the path of the packet's exam.md as problems name it.
+	Exam string
 }
 
 // SeedCoverage is the coverage map's size for one seed.
@@ -98,6 +103,8 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 	for _, name := range names {
 		v := ValidatePacket(fsys, name, dir, opts)
 		v.Problems = v.Problems.Rooted(root)
+		v.Warnings = v.Warnings.Rooted(root)
+		v.Exam = Problems{{File: v.Exam}}.Rooted(root)[0].File
 		out = append(out, v)
 	}
 	return out, nil
@@ -107,11 +114,12 @@ func ValidateDir(dir string, opts ValidateOptions) ([]Validation, error) {
 // complete and well written (docs/packets.md): the five layers, at least MinItems items, each
 // anchored in one of ScenarioIDs, no rationale or option that refers to an option by letter or
 // position, at least one trap table, a fixture file only for a graded part, a manifest whose
-// scenarios are known, and a coverage.md whose every row cites a seed and line and points at an
-// item, trap row or task step that exists. Every problem is reported.
+// scenarios are known, ready prompts whose Arguments sections parse, and a coverage.md whose
+// every row cites a seed and line and points at an item, trap row or task step that exists.
+// Every problem is reported.
 func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Validation {
 	p, ps := CheckPacket(fsys, dir, source)
-	v := Validation{Dir: dir, Packet: p, Problems: ps}
+	v := Validation{Dir: dir, Packet: p, Problems: ps, Exam: path.Join(dir, "exam.md")}
 	if p == nil {
 		return v
 	}
@@ -164,9 +172,54 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 			}
 		}
 	}
+	validatePrompts(fsys, dir, p, &v.Problems)
+	checkItemWriting(exam, p.Items, &v.Warnings)
 	v.Coverage, v.Seeds = validateCoverage(fsys, dir, p, opts, &v.Problems)
 	sortProblems(v.Problems)
+	sortProblems(v.Warnings)
 	return v
+}
+
+// CheckNearDuplicates adds to each validation's warnings the items whose stems are
+// near-duplicates (NearDuplicates) of another validated item's, or of an item of others: the
+// packets a mock exam may draw beside the validated ones (a packet of others with the id of a
+// validated one is skipped, as the validated one replaces it). Items of others are named by
+// their source and id.
+func CheckNearDuplicates(vs []Validation, others []*Packet) {
+	var check []ItemRef
+	owner := []int{}
+	ids := map[string]bool{}
+	for i, v := range vs {
+		if v.Packet == nil {
+			continue
+		}
+		ids[v.Packet.ID] = true
+		for _, it := range v.Packet.Items {
+			check = append(check, ItemRef{Kata: v.Packet.ID, File: v.Exam, Item: it})
+			owner = append(owner, i)
+		}
+	}
+	var rest []ItemRef
+	for _, p := range others {
+		if ids[p.ID] {
+			continue
+		}
+		file := p.Source + ":" + path.Join(p.ID, "exam.md")
+		for _, it := range p.Items {
+			rest = append(rest, ItemRef{Kata: p.ID, File: file, Item: it})
+		}
+	}
+	for _, w := range NearDuplicates(check, rest) {
+		for k, r := range check {
+			if r.File == w.File && r.Item.Line == w.Line {
+				vs[owner[k]].Warnings = append(vs[owner[k]].Warnings, w)
+				break
+			}
+		}
+	}
+	for i := range vs {
+		sortProblems(vs[i].Warnings)
+	}
 }
 
 // validateCoverage parses coverage.md, checks its references against p and, with a seeds
@@ -193,7 +246,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 			seeds = append(seeds, SeedCoverage{Seed: r.Seed})
 		}
 		seeds[i].Facts++
-		if r.SeedLine > 0 && !containsInt(seeds[i].Lines, r.SeedLine) {
+		if r.SeedLine > 0 && !slices.Contains(seeds[i].Lines, r.SeedLine) {
 			seeds[i].Lines = append(seeds[i].Lines, r.SeedLine)
 		}
 	}
@@ -240,7 +293,7 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 				continue
 			}
 			seeds[i].TextLines++
-			if !containsInt(seeds[i].Lines, n+1) {
+			if !slices.Contains(seeds[i].Lines, n+1) {
 				seeds[i].Uncited = append(seeds[i].Uncited, n+1)
 			}
 		}
@@ -295,15 +348,6 @@ func numberWord(n int) string {
 func saysChoose(stem string, n int) bool {
 	s := strings.ToLower(stem)
 	return strings.Contains(s, "choose "+numberWord(n)) || strings.Contains(s, fmt.Sprintf("choose %d", n))
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // sortProblems orders problems by file, then line, keeping the order found within a line.

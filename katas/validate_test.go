@@ -22,9 +22,13 @@ func TestShippedPacketsValidate(t *testing.T) {
 	if len(vs) != 3 {
 		t.Fatalf("validated %d packets, want 3", len(vs))
 	}
+	CheckNearDuplicates(vs, nil)
 	for _, v := range vs {
 		for _, p := range v.Problems {
 			t.Errorf("%v", p)
+		}
+		for _, w := range v.Warnings {
+			t.Errorf("item-writing: %v", w)
 		}
 		if v.Packet == nil || len(v.Packet.Items) < MinItems || len(v.Packet.Traps) == 0 || len(v.Coverage) == 0 {
 			t.Errorf("%s: incomplete packet %+v", v.Dir, v.Packet)
