@@ -1,14 +1,17 @@
 package ui
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -17,7 +20,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // golden compares the plain-text frame with testdata/<name>.golden.
 func golden(t *testing.T, d *driver, name string) {
 	t.Helper()
-	got := d.view()
+	goldenText(t, d.view(), name)
+}
+
+// goldenText compares a frame's text with testdata/<name>.golden.
+func goldenText(t *testing.T, got, name string) {
+	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -96,5 +104,23 @@ func TestGoldenCodeLayer(t *testing.T) {
 		golden(t, d, "code-layer"+sz)
 		d.press("L", "L", "L")
 		golden(t, d, "code-layer-scrolled"+sz)
+	}
+}
+
+// TestGoldenTaskGraded pins the task screen after a grade (the summary, the first failure in
+// focus, the steps with their results) and with a step open beside its tests.
+func TestGoldenTaskGraded(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+	for _, size := range sizes {
+		w, h := size[0], size[1]
+		sz := fmt.Sprintf("-%dx%d", w, h)
+		root := t.TempDir()
+		d := newDriver(t, Options{Grade: grade, Workspace: func(id string) string { return root + "/" + id }}, w, h)
+		d.press("enter", "w", "i", "g")
+		masked := func() string { return strings.ReplaceAll(d.view(), root, "/home/learner/ws") }
+		goldenText(t, masked(), "task-graded"+sz)
+		d.press("enter")
+		goldenText(t, masked(), "task-step"+sz)
 	}
 }

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/pages/kata"
 )
@@ -183,11 +186,11 @@ func TestSearchTheOpenLayer(t *testing.T) {
 	d.mustSee("A minimal kata", "The smallest packet")
 }
 
-// threeKatas is a library of three copies of the mini-kata, under three ids.
-func threeKatas(t *testing.T) *katas.Library {
+// katasNamed is a library of copies of the mini-kata under the ids given.
+func katasNamed(t *testing.T, ids ...string) *katas.Library {
 	t.Helper()
 	fsys := fstest.MapFS{}
-	for _, id := range []string{"kata-a", "kata-b", "kata-c"} {
+	for _, id := range ids {
 		copyPacket(t, fsys, id, nil)
 	}
 	lib, err := katas.Discover(fsys, "test")
@@ -211,7 +214,7 @@ func TestNarrowTerminalsLoseNothingSilently(t *testing.T) {
 	d.mustSee("5 templates", "1 knowledge", "4 agents")
 	d.mustNotSee("templa…")
 
-	c := newDriverLib(t, threeKatas(t), Options{Store: newMemStore()}, 60, 20)
+	c := newDriverLib(t, katasNamed(t, "kata-a", "kata-b", "kata-c"), Options{Store: newMemStore()}, 60, 20)
 	c.mustSee("> A minimal kata (kata-a)", "↓ 1 more kata below")
 	c.mustNotSee("above")
 	c.press("down", "down")
@@ -226,4 +229,113 @@ func TestNarrowTerminalsLoseNothingSilently(t *testing.T) {
 		t.Errorf("the catalog leaves %d blank rows below while a kata is hidden above:\n%s", blank, c.view())
 	}
 	c.checkFrame(60, 20)
+}
+
+// TestTaskScreenSaysWhatChanged: a grade after another says what changed since — fixed,
+// still failing, new — naming the fixed and the new, with the summary first.
+func TestTaskScreenSaysWhatChanged(t *testing.T) {
+	n := 0
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
+		n++
+		rep := stubReport()
+		if n == 2 { // the failing test is fixed, the passing one broke
+			rep.Tests[0].Status, rep.Tests[0].Message = grader.StatusFail, "now broken"
+			rep.Tests[1].Status, rep.Tests[1].Message = grader.StatusPass, ""
+		}
+		return rep
+	}
+	d := newDriver(t, Options{Grade: grade}, 80, 30)
+	d.press("enter", "w", "i", "g")
+	d.mustSee("1 passed, 1 failed")
+	d.mustNotSee("Since the last grade")
+	d.press("g")
+	d.mustSee("1 passed, 1 failed", "Since the last grade: fixed: 1, still failing: 0, new: 1",
+		"fixed 503 maps to transient", "new   lookup_order validates order_id",
+		"First failure · step 1 · Validate arguments", "now broken")
+}
+
+// twoLanguages is the mini-kata with a Node template beside the Python one.
+func twoLanguages(t *testing.T) *katas.Library {
+	t.Helper()
+	manifest, err := os.ReadFile("../katas/testdata/packets/mini-kata/packet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return libWith(t, map[string]string{
+		"packet.json":               strings.Replace(string(manifest), `"languages": ["python"]`, `"languages": ["python", "node"]`, 1),
+		"templates/node/kata.json":  `{"kata": "mini-kata", "language": "node"}`,
+		"templates/node/.mcp.json":  `{"mcpServers": {"orders": {"command": "node", "args": ["server.mjs"]}}}`,
+		"templates/node/server.mjs": "// the server\n",
+	})
+}
+
+// TestLanguageIsChosenOnceAndRemembered (issue 16, defect 2): l on the catalog or the task
+// screen picks the workspace language among the packet's templates, the store remembers it
+// for the kata, i creates the workspace from it, and an existing workspace keeps its own.
+func TestLanguageIsChosenOnceAndRemembered(t *testing.T) {
+	st := newMemStore()
+	lib := twoLanguages(t)
+	root := t.TempDir()
+	ws := func(id string) string { return root + "/" + id }
+	d := newDriverLib(t, lib, Options{Store: st, Workspace: ws}, 80, 24)
+	d.mustSee("python workspace")
+	d.press("l")
+	d.mustSee("node workspace")
+	if st.langs["mini-kata"] != "node" {
+		t.Fatalf("the choice is not stored: %v", st.langs)
+	}
+	d.press("enter", "w")
+	d.mustSee("Workspace node", "create it from the node template")
+	d.press("l")
+	d.mustSee("create it from the python template")
+	d.press("l", "i")
+	d.mustSee("Created from the node template")
+	if b, err := os.ReadFile(root + "/mini-kata/kata.json"); err != nil || !strings.Contains(string(b), `"node"`) {
+		t.Fatalf("kata.json %s, %v", b, err)
+	}
+	d.press("l")
+	d.mustSee("is a node one", "stays one")
+
+	// A new session on the same store offers the remembered language.
+	d2 := newDriverLib(t, lib, Options{Store: st, Workspace: func(id string) string { return t.TempDir() + "/" + id }}, 80, 24)
+	d2.mustSee("node workspace")
+	d2.press("enter", "w")
+	d2.mustSee("create it from the node template")
+}
+
+// TestCatalogFilter: / filters the catalog as you type (title, id or summary), enter keeps the
+// filter, esc drops it; x is text while typing, not the mock exam.
+func TestCatalogFilter(t *testing.T) {
+	d := newDriverLib(t, katasNamed(t, "errors-kata", "scope-kata", "retry-kata"), Options{}, 80, 30)
+	d.press("/", "x")
+	d.mustNotSee("Mock exam")
+	d.mustSee("/x█", "0 of 3 katas", "No kata matches “x”")
+	d.press("backspace", "s", "c", "o")
+	d.mustSee("/sco█", "1 of 3 katas", "(scope-kata)")
+	d.mustNotSee("(errors-kata)", "(retry-kata)")
+	d.press("enter")
+	d.mustSee("/sco  1 of 3 katas")
+	d.press("enter") // opens the one kata left
+	d.mustSee("A minimal kata (scope-kata)")
+	d.press("esc", "esc")
+	d.mustSee("(errors-kata)", "(retry-kata)", "(scope-kata)")
+	d.mustNotSee("/sco")
+}
+
+// TestTrapTablesFilter: / keeps the trap rows holding the text, in any column, as you type;
+// esc drops the filter.
+func TestTrapTablesFilter(t *testing.T) {
+	d := newDriverLib(t, drillLib(t), Options{}, 80, 30)
+	d.press("enter", "t", "/", "s", "t", "d")
+	d.mustSee("/std█", "1 of 4 traps", "Print to stdout", "Log to stderr")
+	d.mustNotSee("Prose errors", "Retry inside")
+	d.press("backspace", "backspace", "backspace", "r", "e", "t", "r", "y")
+	d.mustSee("1 of 4 traps", "Retry inside", "Let the client retry")
+	d.press("enter", "esc")
+	d.mustSee("Prose errors", "Print to stdout", "String booleans")
+	d.mustNotSee("/retry")
+	d.press("/", "z", "z", "z")
+	d.mustSee("No trap matches “zzz”")
+	d.press("esc", "esc")
+	d.mustSee("1 knowledge")
 }

@@ -80,8 +80,9 @@ type Options struct {
 	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. Run sets it when the NO_COLOR
 	// environment variable is non-empty (see NoColor); New reads no environment.
 	NoColor bool
-	// Language is the template language `i` creates a workspace from; empty means "python"
-	// when the packet has it, else the packet's first language.
+	// Language is the template language `i` creates a workspace from when the learner chose
+	// none for the kata (l on the catalog or the task screen, remembered in the Store); empty
+	// means "python" when the packet has it, else the packet's first language.
 	Language string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	// A failing store shows a one-line warning and never stops the interface.
@@ -174,7 +175,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language})
 	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: task.NewRuns(), watch: task.NewWatchers()}
 	h := help.New()
 	h.Styles = c.Styles.Help
@@ -369,7 +370,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				quiz:  quiz.New(m.c.Common, p),
 				traps: traps.New(m.c.Common, p),
 				task: task.New(m.c.Common, p, task.Options{
-					Dir: m.c.opts.Workspace(p.ID), Language: m.c.opts.Language, Grade: m.c.opts.Grade, Runs: m.c.runs,
+					Dir: m.c.opts.Workspace(p.ID), Grade: m.c.opts.Grade, Runs: m.c.runs,
 					Watch: m.c.opts.Watch, Watchers: m.c.watch, Editor: strings.Fields(m.c.opts.Editor), Exec: m.c.opts.Exec,
 				}),
 				drill: drill.New(m.c.Common, p),
@@ -505,7 +506,7 @@ func (m Model) wrapHelp(bs []key.Binding) []string {
 // isScrollKey reports whether b is one of the scroll keys, the first to leave a short line.
 func (m Model) isScrollKey(b key.Binding) bool {
 	k := m.keys
-	for _, s := range []key.Binding{k.Read.Up, k.Read.PageUp, k.Read.Top, k.Read.Left, k.Scroll.Up, k.Scroll.PageUp, k.Task.PageUp} {
+	for _, s := range []key.Binding{k.Read.Up, k.Read.PageUp, k.Read.Top, k.Read.Left, k.Scroll.Up, k.Scroll.PageUp, k.Task.PageUp, k.Cursor.Up} {
 		if b.Help() == s.Help() {
 			return true
 		}

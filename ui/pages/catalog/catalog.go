@@ -1,4 +1,5 @@
-// Package catalog lists the packets with the learner's progress in each, and starts the mock exam and the review.
+// Package catalog lists the packets with the learner's progress in each (filtered by / as you
+// type), picks each kata's workspace language, and starts the mock exam and the review.
 package catalog
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/find"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
@@ -21,7 +23,10 @@ import (
 // a mock exam, r reviews the cards due today.
 type Model struct {
 	c        common.Common
-	packets  []*katas.Packet
+	all      []*katas.Packet // every packet
+	packets  []*katas.Packet // those the filter keeps, in order
+	filter   find.Model
+	langs    map[string]string               // kata → the language chosen for it
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
 	open     bool                            // an unfinished mock exam waits in the store
@@ -40,7 +45,7 @@ type catalogProgressMsg struct {
 func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
-	ps := m.packets
+	ps := m.all
 	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
@@ -66,20 +71,65 @@ func (m *Model) Refresh() tea.Cmd {
 
 // New returns the catalog of every packet in the library.
 func New(c common.Common) *Model {
-	return &Model{c: c, packets: c.Lib.Packets()}
+	return &Model{c: c, all: c.Lib.Packets(), packets: c.Lib.Packets(), langs: map[string]string{}}
 }
 
 // ShortHelp lists the catalog's keys.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
-	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review}
+	if m.filter.Typing() {
+		return []key.Binding{k.Find.Done}
+	}
+	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review, k.Catalog.Language, k.Find.Open}
 }
 
 // FullHelp lists the catalog's keys.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
-	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open}, {k.Catalog.MockExam, k.Catalog.Review}}
+	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open, k.Catalog.Language}, {k.Catalog.MockExam, k.Catalog.Review}, {k.Find.Open, k.Find.Done}}
 }
+
+// HelpNote says what the filter matches and what l does.
+func (m *Model) HelpNote() string {
+	return "/ filters the katas by title, id and summary as you type; enter keeps the filter, esc drops it. " +
+		"l picks the language of the workspace the task screen creates for the kata under the cursor (python, node or go), remembered for that kata."
+}
+
+// Typing reports whether the filter is being typed (keys are text then).
+func (m *Model) Typing() bool { return m.filter.Typing() }
+
+// Back drops the filter (the one being typed, or the one kept).
+func (m *Model) Back() (tea.Cmd, bool) {
+	if !m.filter.Active() {
+		return nil, false
+	}
+	m.filter.Clear()
+	m.applyFilter()
+	return nil, true
+}
+
+// applyFilter keeps the packets the filter matches, the cursor on the same packet when it stays.
+func (m *Model) applyFilter() {
+	var cur string
+	if m.cursor < len(m.packets) {
+		cur = m.packets[m.cursor].ID
+	}
+	m.packets = nil
+	for _, p := range m.all {
+		if m.filter.Matches(p.Title + "\n" + p.ID + "\n" + p.Summary) {
+			m.packets = append(m.packets, p)
+		}
+	}
+	m.cursor = 0
+	for i, p := range m.packets {
+		if p.ID == cur {
+			m.cursor = i
+		}
+	}
+}
+
+// language is the workspace language of p: the one chosen, else the default.
+func (m *Model) language(p *katas.Packet) string { return m.c.Language(p, m.langs[p.ID]) }
 
 // SetSize records the space the catalog has.
 func (m *Model) SetSize(w, h int) tea.Cmd {
@@ -92,6 +142,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
 		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
+		for id, sum := range msg.summaries {
+			if sum.Language != "" {
+				m.langs[id] = sum.Language
+			}
+		}
+		return nil
+	case common.LanguageMsg:
+		m.langs[msg.Kata] = msg.Language
 		return nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -120,7 +178,17 @@ const staleAfter = time.Minute
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.Keys
+	if r := m.filter.Key(k, keys.Find); r != find.None {
+		if r == find.Edited {
+			m.applyFilter()
+		}
+		return nil
+	}
 	switch {
+	case key.Matches(k, keys.Find.Open):
+		m.filter.Open()
+		m.applyFilter()
+		return nil
 	case key.Matches(k, keys.Catalog.MockExam):
 		return func() tea.Msg { return common.StartMockExamMsg{} }
 	case key.Matches(k, keys.Catalog.Review):
@@ -137,6 +205,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Catalog.Open):
 		id := m.packets[m.cursor].ID
 		return func() tea.Msg { return common.OpenPacketMsg{ID: id} }
+	case key.Matches(k, keys.Catalog.Language):
+		p := m.packets[m.cursor]
+		return m.c.SetLanguage(p.ID, common.NextLanguage(p.Languages, m.language(p)))
 	}
 	return nil
 }
@@ -166,7 +237,7 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := fmt.Sprintf("  %s · %s · %s · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
+	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), m.language(p), p.Source)
 	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
@@ -178,8 +249,8 @@ func (m *Model) entry(i int) []string {
 func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
-	if sum.BestScaled > 0 {
-		parts = append(parts, fmt.Sprintf("best mock exam %d", sum.BestScaled))
+	if b := sum.BestExam; b != nil {
+		parts = append(parts, fmt.Sprintf("best mock exam %d (raw %d/%d)", b.Scaled, b.Points, b.Max))
 	} else {
 		parts = append(parts, "no mock exam yet")
 	}
@@ -196,7 +267,7 @@ func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 func (m *Model) View() string {
 	st := m.c.Styles
 	k := m.c.Keys.Catalog
-	sub := common.Count(len(m.packets), "kata", "katas")
+	sub := common.Count(len(m.all), "kata", "katas")
 	if m.c.Store != nil {
 		sub += fmt.Sprintf(" · due today (%d): %s review", m.due, keymap.Name(k.Review))
 	} else {
@@ -208,7 +279,15 @@ func (m *Model) View() string {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
 	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
-	if len(m.packets) == 0 {
+	if m.filter.Active() {
+		status := fmt.Sprintf("%d of %s", len(m.packets), common.Count(len(m.all), "kata", "katas"))
+		head[2] = m.filter.View(st, status, m.c.Width)
+		head = append(head, "")
+	}
+	switch {
+	case len(m.packets) == 0 && m.filter.Active():
+		return strings.Join(append(head, common.WrapHanging("  ", "No kata matches “"+m.filter.Query()+"”: esc drops the filter.", m.c.Width)), "\n")
+	case len(m.packets) == 0:
 		return strings.Join(append(head, "No packets found."), "\n")
 	}
 	room := max(m.c.Height-len(head), 1)
