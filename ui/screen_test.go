@@ -339,3 +339,18 @@ func TestTrapTablesFilter(t *testing.T) {
 	d.press("esc", "esc")
 	d.mustSee("1 knowledge")
 }
+
+// TestSkippedPacketsStayOnShow (issue 16, defect 7): packets skipped for their problems are
+// said on the warning line at start and stay listed in the catalog after the first key.
+func TestSkippedPacketsStayOnShow(t *testing.T) {
+	skipped := []string{
+		"skipped packet(s) from /home/me/packets with problems (kata validate lists them all):",
+		`/home/me/packets/mini-kata/packet.json:3: id "my-kata" differs from the folder name "mini-kata"`,
+	}
+	d := newDriver(t, Options{Skipped: skipped}, 80, 24)
+	d.mustSee("⚠ skipped packet(s) from /home/me/packets", `id "my-kata" differs from the folder`, "Some packets were skipped")
+	d.press("down")
+	d.mustNotSee("Some packets were skipped")
+	d.mustSee("⚠ skipped packet(s) from /home/me/packets", "A minimal kata")
+	d.checkFrame(80, 24)
+}

@@ -99,6 +99,10 @@ type Options struct {
 	Seed int64
 	// Warning is shown on the warning line at start, e.g. why the store could not be opened.
 	Warning string
+	// Skipped says which packets were skipped for their problems, one line each (where, then
+	// each problem's file:line); the catalog keeps them on show and the warning line says so
+	// at start, so a packet of one's own never vanishes behind the embedded one unnoticed.
+	Skipped []string
 	// Exec runs an external program (the editor) with the terminal handed over; nil means
 	// tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd
@@ -191,6 +195,11 @@ func New(lib *katas.Library, opts Options) Model {
 		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
 		footer:   1,
+	}
+	if len(opts.Skipped) > 0 {
+		m.catalog.SetSkipped(opts.Skipped)
+		note := "Some packets were skipped for their problems: the catalog lists them; kata validate DIR says more."
+		m.warning = strings.TrimSpace(strings.Join([]string{note, m.warning}, " "))
 	}
 	switch opts.Start {
 	case StartExam:

@@ -32,7 +32,15 @@ type Model struct {
 	open     bool                            // an unfinished mock exam waits in the store
 	read     time.Time                       // when the progress was last asked for
 	cursor   int
+	skipped  []string // the packets skipped for their problems, and why
 }
+
+// maxSkippedLines bounds the lines the skipped packets take at the top.
+const maxSkippedLines = 4
+
+// SetSkipped keeps lines on show above the katas: the packets skipped for their problems (each
+// line a folder or a problem's file:line).
+func (m *Model) SetSkipped(lines []string) { m.skipped = lines }
 
 // catalogProgressMsg carries every packet's summary and the cards due now.
 type catalogProgressMsg struct {
@@ -279,6 +287,19 @@ func (m *Model) View() string {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
 	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
+	if len(m.skipped) > 0 {
+		var warn []string
+		for _, l := range m.skipped {
+			warn = append(warn, strings.Split(common.WrapHanging("⚠ ", l, m.c.Width), "\n")...)
+		}
+		if len(warn) > maxSkippedLines {
+			warn = append(warn[:maxSkippedLines-1], "  … (kata validate DIR lists every problem)")
+		}
+		for i := range warn {
+			warn[i] = st.Fail.Render(common.Truncate(warn[i], m.c.Width))
+		}
+		head = append(head[:2], append(warn, "")...)
+	}
 	if m.filter.Active() {
 		status := fmt.Sprintf("%d of %s", len(m.packets), common.Count(len(m.all), "kata", "katas"))
 		head[2] = m.filter.View(st, status, m.c.Width)
