@@ -178,11 +178,12 @@ func newListCmd() *cobra.Command {
 				return err
 			}
 			var rows []packetSummary
-			for _, p := range lib.Packets() {
+			for _, p := range lib.Entries() { // manifests and counts: no packet is parsed
+				c := p.Counts
 				rows = append(rows, packetSummary{
 					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
-					Layers: p.Layers, Items: len(p.Items), Traps: p.TrapCount(), TrapTables: len(p.Traps), TaskSteps: len(p.Task.Steps),
-					Fixtures: p.FixtureCount(), Graded: p.Graded, Languages: p.Languages,
+					Layers: p.Layers, Items: c.Items, Traps: c.Traps, TrapTables: c.TrapTables, TaskSteps: c.TaskSteps,
+					Fixtures: c.Fixtures, Graded: p.Graded, Languages: p.Languages,
 				})
 			}
 			out := cmd.OutOrStdout()

@@ -228,9 +228,12 @@ func Run(lib *katas.Library, opts Options) error {
 	return nil
 }
 
-// Init loads the catalog's progress and starts the screen asked for.
+// Init loads the catalog's progress, parses the packets in the background (the catalog shows
+// them by their manifests, so the first frame waits for none), and starts the screen asked for.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.catalog.Refresh()}
+	lib := m.c.Lib
+	warm := func() tea.Msg { lib.Packets(); return nil }
+	cmds := []tea.Cmd{m.catalog.Refresh(), warm}
 	switch m.current {
 	case common.MockExamScreen:
 		cmds = append(cmds, m.mockExam.Start())

@@ -102,17 +102,17 @@ func (c Common) Seed() int64 {
 	return c.Now().UnixNano()
 }
 
-// Language is the workspace language of packet p when the learner chose none (chosen ""), or
-// chose one the packet has no template for: the configured language, else python, else the
-// packet's first, each when the packet has it.
-func (c Common) Language(p *katas.Packet, chosen string) string {
+// Language is the workspace language of a packet with template languages langs: the one
+// chosen, or, when none was (chosen "") or the packet has no template for it, the configured
+// language, else python, else the packet's first, each when the packet has it.
+func (c Common) Language(langs []string, chosen string) string {
 	for _, l := range []string{chosen, c.sh.lang, "python"} {
-		if l != "" && slices.Contains(p.Languages, l) {
+		if l != "" && slices.Contains(langs, l) {
 			return l
 		}
 	}
-	if len(p.Languages) > 0 {
-		return p.Languages[0]
+	if len(langs) > 0 {
+		return langs[0]
 	}
 	return "python"
 }

@@ -23,8 +23,8 @@ import (
 // a mock exam, r reviews the cards due today.
 type Model struct {
 	c        common.Common
-	all      []*katas.Packet // every packet
-	packets  []*katas.Packet // those the filter keeps, in order
+	all      []katas.Entry // every packet, known by its manifest and counts (none is parsed)
+	packets  []katas.Entry // those the filter keeps, in order
 	filter   find.Model
 	langs    map[string]string               // kata → the language chosen for it
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
@@ -79,7 +79,8 @@ func (m *Model) Refresh() tea.Cmd {
 
 // New returns the catalog of every packet in the library.
 func New(c common.Common) *Model {
-	return &Model{c: c, all: c.Lib.Packets(), packets: c.Lib.Packets(), langs: map[string]string{}}
+	all := c.Lib.Entries()
+	return &Model{c: c, all: all, packets: all, langs: map[string]string{}}
 }
 
 // ShortHelp lists the catalog's keys.
@@ -137,7 +138,7 @@ func (m *Model) applyFilter() {
 }
 
 // language is the workspace language of p: the one chosen, else the default.
-func (m *Model) language(p *katas.Packet) string { return m.c.Language(p, m.langs[p.ID]) }
+func (m *Model) language(p katas.Entry) string { return m.c.Language(p.Languages, m.langs[p.ID]) }
 
 // SetSize records the space the catalog has.
 func (m *Model) SetSize(w, h int) tea.Cmd {
@@ -245,7 +246,7 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), m.language(p), p.Source)
+	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(p.Counts.Items, "item", "items"), common.Count(p.Counts.Traps, "trap", "traps"), common.Count(p.Counts.Fixtures, "fixture", "fixtures"), m.language(p), p.Source)
 	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
@@ -254,7 +255,7 @@ func (m *Model) entry(i int) []string {
 }
 
 // progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
-func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
+func (m *Model) progressLine(p katas.Entry, sum progress.KataSummary) string {
 	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
 	if b := sum.BestExam; b != nil {

@@ -118,7 +118,7 @@ func (m *Model) language() string {
 	if m.wsLang != "" {
 		return m.wsLang
 	}
-	return m.c.Language(m.p, m.chosen)
+	return m.c.Language(m.p.Languages, m.chosen)
 }
 
 // Open returns the commands that check the workspace folder and read the language chosen for
