@@ -2,9 +2,12 @@ package grader
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -192,5 +195,26 @@ func TestWriteChangesSaysWhatChanged(t *testing.T) {
 	}
 	if strings.Contains(out, "client 3") || len(strings.Split(out, "\n")) > 20 {
 		t.Errorf("changes list more than what changed:\n%s", out)
+	}
+}
+
+// TestGradeAFolderThatIsNot (issue 16): kata grade on a folder that does not exist says so
+// (it used to say "not a workspace folder" and print a seed and "0 ms"); on a file, that it is
+// a file.
+func TestGradeAFolderThatIsNot(t *testing.T) {
+	lib := embeddedLibrary(t)
+	missing := filepath.Join(t.TempDir(), "nonexist")
+	rep := Grade(context.Background(), lib, missing, Options{})
+	var b bytes.Buffer
+	WriteText(&b, rep, TextOptions{})
+	if rep.Status != StatusError || !strings.Contains(b.String(), missing+": the folder does not exist") || strings.Contains(b.String(), "seed") {
+		t.Errorf("report on a missing folder:\n%s", b.String())
+	}
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := Grade(context.Background(), lib, file, Options{}); !strings.Contains(rep.Message, "a file, not a workspace folder") {
+		t.Errorf("report on a file: %q", rep.Message)
 	}
 }
