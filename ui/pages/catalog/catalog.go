@@ -100,8 +100,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // HelpNote says what the filter matches and what l does.
 func (m *Model) HelpNote() string {
-	return "/ filters the katas by title, id and summary as you type; enter keeps the filter, esc drops it. " +
-		"l picks the language of the workspace the task screen creates for the kata under the cursor (python, node or go), remembered for that kata."
+	k := m.c.Keys
+	return keymap.Name(k.Find.Open) + " filters the katas by title, id and summary as you type; " + keymap.Name(k.Find.Done) + " keeps the filter, " + keymap.Name(k.Back) + " drops it. " +
+		keymap.Name(k.Catalog.Language) + " picks the language of the workspace the task screen creates for the kata under the cursor (python, node or go), remembered for that kata."
 }
 
 // Typing reports whether the filter is being typed (keys are text then).
@@ -247,7 +248,7 @@ func (m *Model) entry(i int) []string {
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
 	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(p.Counts.Items, "item", "items"), common.Count(p.Counts.Traps, "trap", "traps"), common.Count(p.Counts.Fixtures, "fixture", "fixtures"), m.language(p), p.Source)
-	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
+	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", strings.TrimPrefix(counts, "  "), m.c.Width)), "\n")...)
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
 	}
@@ -308,7 +309,7 @@ func (m *Model) View() string {
 	}
 	switch {
 	case len(m.packets) == 0 && m.filter.Active():
-		return strings.Join(append(head, common.WrapHanging("  ", "No kata matches “"+m.filter.Query()+"”: esc drops the filter.", m.c.Width)), "\n")
+		return strings.Join(append(head, common.WrapHanging("  ", "No kata matches “"+m.filter.Query()+"”: "+keymap.Name(m.c.Keys.Back)+" drops the filter.", m.c.Width)), "\n")
 	case len(m.packets) == 0:
 		return strings.Join(append(head, "No packets found."), "\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // findHits finds every match of the search in the layer (code lines in full, so a match past
@@ -69,9 +70,9 @@ func (m *Model) hitStatus() string {
 	case len(m.hits) == 0:
 		return "no match"
 	case m.search.Typing():
-		return fmt.Sprintf("%s · enter keeps it", common.Count(len(m.hits), "match", "matches"))
+		return common.Count(len(m.hits), "match", "matches") + " · " + keymap.Name(m.c.Keys.Find.Done) + " keeps it"
 	}
-	return fmt.Sprintf("%d of %d · n/N next/previous · esc clears", m.hit+1, len(m.hits))
+	return fmt.Sprintf("%d of %d · %s next/previous · %s clears", m.hit+1, len(m.hits), keymap.Name(m.c.Keys.Find.Next), keymap.Name(m.c.Keys.Back))
 }
 
 // matches returns the display columns [start, end) of every match of q in plain, ignoring case.

@@ -175,7 +175,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 // HelpNote says what the screen shows and how the language is chosen.
 func (m *Model) HelpNote() string {
 	return "The task screen shows the last grade first, then the first failing test with its message and a hint, then the steps with their results; " +
-		keymap.Name(m.c.Keys.Task.Open) + " on a step shows its text beside its tests, esc goes back to the steps. " +
+		keymap.Name(m.c.Keys.Task.Open) + " on a step shows its text beside its tests, " + keymap.Name(m.c.Keys.Back) + " goes back to the steps. " +
 		keymap.Name(m.c.Keys.Task.Language) + " picks the workspace language (python, node or go) before the workspace exists; the choice is remembered for the kata."
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/find"
 	"github.com/kata-mcp/kata/ui/components/viewport"
+	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/traptable"
 )
 
@@ -46,7 +47,8 @@ func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp(
 
 // HelpNote says what the filter matches.
 func (m *Model) HelpNote() string {
-	return "/ keeps the rows whose trap, reason or correct pattern holds the text, as you type; enter keeps the filter, esc drops it."
+	k := m.c.Keys
+	return keymap.Name(k.Find.Open) + " keeps the rows whose trap, reason or correct pattern holds the text, as you type; " + keymap.Name(k.Find.Done) + " keeps the filter, " + keymap.Name(k.Back) + " drops it."
 }
 
 // Typing reports whether the filter is being typed (keys are text then).
@@ -83,7 +85,7 @@ func (m *Model) layout() {
 		m.shown += len(t.Rows)
 	}
 	if len(tables) == 0 {
-		m.vp.SetContent(common.WrapHanging("  ", "No trap matches “"+m.query+"”: esc drops the filter.", m.c.Width))
+		m.vp.SetContent(common.WrapHanging("  ", "No trap matches “"+m.query+"”: "+keymap.Name(m.c.Keys.Back)+" drops the filter.", m.c.Width))
 		return
 	}
 	m.vp.SetContent(traptable.Render(tables, m.c.Width, m.c.Styles.Traps))
