@@ -100,9 +100,8 @@ func (d *Doc) String(width int) string { return strings.Join(d.View(width, 0), "
 
 // builder lays out one document: the style's renderers and the code blocks found so far.
 type builder struct {
-	style string
-	th    *theme
-	code  []string
+	th   *theme
+	code []string
 }
 
 // render lays out md (already reflowed) to width columns: runs of paragraphs, headings,

@@ -91,7 +91,7 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 	}
 	mu.Unlock()
 
-	b := &builder{style: style, th: th}
+	b := &builder{th: th}
 	inner := max(width-2*th.docMargin, MinInner)
 	lines, err := b.render(Reflow(md), inner, false)
 	if err != nil {
