@@ -41,6 +41,9 @@ func newGradeCmd() *cobra.Command {
 			defer stop()
 			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
 			errw := cmd.ErrOrStderr()
+			if n := grader.DetectIsolation().Notice(); n != "" {
+				fmt.Fprintf(errw, "kata: note: %s\n", n)
+			}
 			if !asJSON && isTerminal(errw) {
 				opts.Progress = func(e grader.Event) {
 					if e.Kind == grader.EventTestStarted {

@@ -38,6 +38,9 @@ func newValidateCmd() *cobra.Command {
 			"(it must fail) and DIR/<kata>/<lang>/correct laid over it (it must pass).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			if minItems < 1 {
+				return fmt.Errorf("--min-items %d: the smallest item bank is at least 1 item (default %d)", minItems, katas.MinItems)
+			}
 			opts := katas.ValidateOptions{SeedsDir: seeds, MinItems: minItems, Shims: katas.ShimsOf(packets.FS)}
 			var all []katas.Validation
 			if len(args) == 0 {

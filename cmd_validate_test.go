@@ -474,3 +474,47 @@ func TestValidateStrictShipped(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestSmallCommandErrors: `kata help` of a command kata does not have, and a --min-items below
+// 1, are errors (exit 2) that say so, not a silent exit 0 or a silent default.
+func TestSmallCommandErrors(t *testing.T) {
+	if _, errs, code := runKata(t, "help", "nope"); code != 2 || !strings.Contains(errs, `no command "nope"`) {
+		t.Errorf("kata help nope: exit %d, %q", code, errs)
+	}
+	if out, _, code := runKata(t, "help", "grade"); code != 0 || !strings.Contains(out, "kata grade [DIR]") {
+		t.Errorf("kata help grade: exit %d\n%s", code, out)
+	}
+	if _, errs, code := runKata(t, "validate", "--min-items", "-1"); code != 2 || !strings.Contains(errs, "--min-items -1") {
+		t.Errorf("validate --min-items -1: exit %d, %q", code, errs)
+	}
+}
+
+// TestValidateChecksLocaleTwins: a Spanish twin whose key moved to another option, and a Russian
+// twin that lost an item, fail kata validate naming the twin's line and the English file's.
+func TestValidateChecksLocaleTwins(t *testing.T) {
+	dir := t.TempDir()
+	copyShipped(t, "mcp-error-responses", dir, map[string]func(string) string{
+		"exam.es.md": func(s string) string {
+			first := strings.Index(s, "- [x] ")
+			next := strings.Index(s[first+1:], "- [ ] ") + first + 1
+			return s[:first] + "- [ ] " + s[first+6:next] + "- [x] " + s[next+6:]
+		},
+		"exam.ru.md": func(s string) string {
+			i := strings.Index(s, "## `er-02`")
+			j := strings.Index(s, "## `er-03`")
+			return s[:i] + s[j:]
+		},
+	})
+	out, _, code := runKata(t, "validate", dir)
+	for _, want := range []string{
+		"exam.es.md:", "item er-01: option 1 of 4 is a distractor (unchecked) here but a key (checked) in mcp-error-responses/exam.md:",
+		"exam.ru.md:", "item er-02 of mcp-error-responses/exam.md:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+}

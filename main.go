@@ -143,6 +143,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
+	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	root.AddCommand(newMCPCmd(), newExportCmd())
 	return root
@@ -277,3 +278,26 @@ func newInitCmd() *cobra.Command {
 
 // termSize returns the terminal's columns and rows.
 func termSize(f *os.File) (int, int, error) { return term.GetSize(f.Fd()) }
+
+// newHelpCmd is `kata help [COMMAND]`: cobra's own help, except that a command kata does not
+// have is an error (exit 2) instead of a usage text with exit 0.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				var names []string
+				for _, c := range root.Commands() {
+					if c.IsAvailableCommand() {
+						names = append(names, c.Name())
+					}
+				}
+				return fmt.Errorf("help: no command %q (commands: %s)", strings.Join(args, " "), strings.Join(names, ", "))
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+	}
+}

@@ -16,6 +16,10 @@ type Options struct {
 	// Progress, when set, receives events as tests start and finish. It is called from the
 	// grading goroutine and must not block for long.
 	Progress func(Event)
+	// NoIsolation grades without bwrap even where it is available: only the fallback guards of
+	// docs/grading.md#not-isolated apply (kata class grade --no-isolation; the tests of the
+	// fallback).
+	NoIsolation bool
 	// serverBudget and clientBudget, when set, replace the phases' budgets (tests only).
 	serverBudget, clientBudget time.Duration
 }

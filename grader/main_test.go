@@ -4,11 +4,14 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/kata-mcp/kata/internal/testenv"
 )
 
 // TestMain raises test parallelism: grading tests mostly wait on learner processes and
 // deadlines, not on the CPU, so running more of them at once than GOMAXPROCS keeps the suite
-// short on a 2-core CI machine. An explicit -parallel flag still wins.
+// short on a 2-core CI machine. An explicit -parallel flag still wins. Go references build
+// with the test's own Go build cache (testenv.UseGoBuildCache).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	explicit := false
@@ -20,5 +23,6 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		flag.Set("test.parallel", "8")
 	}
+	testenv.UseGoBuildCache()
 	os.Exit(m.Run())
 }

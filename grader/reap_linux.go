@@ -24,9 +24,12 @@ func becomeSubreaper() {
 }
 
 // reapEscapees kills and reaps every process re-parented to the grader that belongs to this
-// run: its working directory is the workspace, or its environment carries the run's token.
-// It repeats until none is left, since killing one may orphan its own children.
-func reapEscapees(dir, token string) int {
+// run: its working directory is the workspace, its environment carries the run's token, or it
+// carries the run's marker (sandbox.marker, which survives a change of folder, an emptied
+// environment and exec). It repeats until none is left, since killing one may orphan its own
+// children. Under bwrap nothing can be re-parented to the grader: a sandbox's processes die
+// with its PID namespace.
+func reapEscapees(dir, token string, marker uint64) int {
 	self := os.Getpid()
 	killed := 0
 	for round := 0; round < 10; round++ {
@@ -37,7 +40,7 @@ func reapEscapees(dir, token string) int {
 			if err != nil || pid == self || parentOf(pid) != self {
 				continue
 			}
-			if !belongsToRun(pid, dir, token) {
+			if !belongsToRun(pid, dir, token, marker) {
 				continue
 			}
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -71,7 +74,10 @@ func parentOf(pid int) int {
 	return ppid
 }
 
-func belongsToRun(pid int, dir, token string) bool {
+func belongsToRun(pid int, dir, token string, marker uint64) bool {
+	if marker != 0 && msgqueueLimit(pid) == marker {
+		return true
+	}
 	proc := filepath.Join("/proc", strconv.Itoa(pid))
 	if cwd, err := os.Readlink(filepath.Join(proc, "cwd")); err == nil && dir != "" {
 		if cwd == dir || strings.HasPrefix(cwd, dir+"/") {
@@ -83,16 +89,4 @@ func belongsToRun(pid int, dir, token string) bool {
 	}
 	env, err := os.ReadFile(filepath.Join(proc, "environ"))
 	return err == nil && bytes.Contains(env, []byte("ORDERS_API_TOKEN="+token))
-}
-
-// memoryLimit bounds a learner process's data segment and private writable mappings
-// (RLIMIT_DATA). RLIMIT_AS would break Node and Go, whose runtimes reserve large address
-// ranges they never touch (docs/grading.md#memory-limit).
-const memoryLimit = 2 << 30
-
-// limitMemory applies memoryLimit to a started process. The few instructions the process runs
-// before the limit lands cannot allocate gigabytes.
-func limitMemory(pid int) {
-	lim := unix.Rlimit{Cur: memoryLimit, Max: memoryLimit}
-	_ = unix.Prlimit(pid, unix.RLIMIT_DATA, &lim, nil)
 }

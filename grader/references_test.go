@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/references"
+	"github.com/kata-mcp/kata/internal/testenv"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -135,21 +137,17 @@ func TestUntouchedTemplateFails(t *testing.T) {
 	}
 }
 
-// assertNoProcessesIn fails when any process still has dir as its working directory (Linux).
+// assertNoProcessesIn fails when a process of the run grading dir is still alive once the run
+// is over (testenv.ProcessesOf: its working directory is dir, or its command line or
+// environment names dir — a daemon that changed folder and cleared its environment still has
+// its command line, where the hostile references put the workspace's path). It polls until a
+// deadline, since a killed process may take a moment to be reaped, then kills what is left.
 func assertNoProcessesIn(t testing.TB, dir string) {
 	t.Helper()
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		return // not Linux
+	for _, p := range testenv.SurvivorsOf(dir, 10*time.Second) {
+		t.Errorf("process %s outlived the grading run", p)
 	}
-	real, _ := filepath.EvalSymlinks(dir)
-	for _, p := range procs {
-		cwd, err := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
-		if err == nil && (cwd == dir || cwd == real) {
-			cmd, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-			t.Errorf("process %s (%s) outlived the grading run", p.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
-		}
-	}
+	testenv.KillProcessesOf(dir)
 }
 
 // TestTemplateReadmesCoverEveryLanguage: each graded kata's templates README tells a Node and

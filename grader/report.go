@@ -34,6 +34,9 @@ type Report struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Workspace is the graded folder (not part of the Exercism schema).
 	Workspace string `json:"workspace,omitempty"`
+	// Isolation is how learner processes were confined: "bwrap" or "none"
+	// (docs/grading.md#sandbox); empty when no learner process was to be started.
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // TestResult is one graded test: a fixture, or a run-wide rule such as "stdout carries only

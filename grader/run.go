@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
@@ -71,6 +70,8 @@ type run struct {
 	// serverPhase and clientPhase name the two phases and their budgets, for "not run"
 	// messages; the phases run at the same time.
 	serverPhase, clientPhase phase
+	// box confines every learner process of the run (nil until prepare made it).
+	box *sandbox
 }
 
 // phase is a part of the run with a time budget of its own.
@@ -119,7 +120,14 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	}
 	r.rep.Workspace = dir
 	becomeSubreaper()
-	defer func() { reapEscapees(dir, r.token()) }()
+	defer func() {
+		var marker uint64
+		if r.box != nil {
+			marker = r.box.marker
+		}
+		reapEscapees(dir, r.token(), marker)
+		r.box.close()
+	}()
 	r.parent = ctx
 	defer func() {
 		if r.releasePort != nil {
@@ -234,11 +242,20 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.packet = p
 	r.rep.Kata = p.ID
+	if kc.Language != "" && !slices.Contains(p.Languages, kc.Language) {
+		return submissionErr("kata.json", keyLine(kc.raw, "language"), `"language": %q is not a language of kata %s (%s); it only words hints, so leave it out when you write in another language`, kc.Language, p.ID, strings.Join(p.Languages, ", "))
+	}
+	box, err := newSandbox(dir, r.opts.NoIsolation)
+	if err != nil {
+		return &SubmissionError{Msg: err.Error()}
+	}
+	r.box = box
+	r.rep.Isolation = string(box.iso.Kind)
 	if slices.Contains(p.Graded, "client") {
 		if kc.Client == nil {
 			return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command (%s)`, p.ID, clientExample(kc.Language))
 		}
-		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: processEnv(nil)}
+		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.env(nil), box: box}
 	}
 	if !slices.Contains(p.Graded, "server") {
 		if slices.Contains(p.Graded, "config") {
@@ -260,6 +277,10 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	if entry.Command == "" {
 		return submissionErr(".mcp.json", keyLine(mc.raw, serverName), "server %q has no command: the kata's server is a stdio server launched with command and args", serverName)
 	}
+	cwd, err := mc.serverCwd(dir, entry)
+	if err != nil {
+		return err
+	}
 	token := make([]byte, 16)
 	rand.Read(token)
 	api, err := startOrdersAPI(hex.EncodeToString(token))
@@ -271,13 +292,13 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		"ORDERS_API_TOKEN":           api.token,
 		"ORDERS_API_TIMEOUT_SECONDS": fmt.Sprint(apiTimeout.Seconds()),
 	}
-	exp, err := mc.expandEntry(entry, lookupEnv(vars))
+	exp, err := mc.expandEntry(entry, r.box.lookupEnv(vars))
 	if err != nil {
 		api.close()
 		return err
 	}
 	r.api = api
-	r.spec = launchSpec{dir: dir, command: exp.Command, args: exp.Args, env: processEnv(exp.Env)}
+	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.env(exp.Env), box: r.box}
 	if r.hasRefusedFixture() {
 		closed, release, err := closedPortURL()
 		if err != nil {
@@ -287,13 +308,13 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		}
 		r.releasePort = release
 		vars["ORDERS_API_URL"] = closed
-		ref, err := mc.expandEntry(entry, lookupEnv(vars))
+		ref, err := mc.expandEntry(entry, r.box.lookupEnv(vars))
 		if err != nil {
 			api.close()
 			r.api = nil
 			return err
 		}
-		r.refusedSpec = launchSpec{dir: dir, command: ref.Command, args: ref.Args, env: processEnv(ref.Env)}
+		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.env(ref.Env), box: r.box}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()
@@ -325,7 +346,11 @@ func checkClientCommand(dir string, c *Command, raw []byte) error {
 func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	if kc.Build != nil {
 		r.info("building")
-		if err := runBuild(ctx, dir, kc.Build, processEnv(nil)); err != nil {
+		limit := buildDeadline
+		if r.box.goCacheFresh {
+			limit = freshCacheDeadline
+		}
+		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
 	}
@@ -335,21 +360,43 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	return nil
 }
 
-// runBuild runs kata.json's build command once, in its own process group, within the run
-// deadline; a failure is a submission error carrying the build's output tail.
-func runBuild(ctx context.Context, dir string, b *Command, env []string) error {
-	ctx, cancel := context.WithTimeout(ctx, runDeadline)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, resolveCommand(dir, b.Command), b.Args...)
-	cmd.Dir, cmd.Env = dir, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+// buildDeadline bounds the build (docs/grading.md#deadlines); freshCacheDeadline replaces it
+// when kata's Go build cache is new, since a first Go build compiles the standard library.
+const (
+	buildDeadline      = runDeadline
+	freshCacheDeadline = 5 * time.Minute
+)
+
+// runBuild runs kata.json's build command once, in the sandbox, within limit; a failure is a
+// submission error carrying the build's output tail, and a build still running at limit is
+// killed and says so, naming the limit.
+func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) error {
 	out := &tailBuffer{cap: stderrCap}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		return submissionErr("kata.json", 0, "build `%s %s` failed: %v\n%s", b.Command, strings.Join(b.Args, " "), err, out.since(0, 4096))
+	p, err := startProcess(b, startSpec{ws: b.ws, command: c.Command, args: c.Args, env: b.env(nil), output: out})
+	if err != nil {
+		return submissionErr("kata.json", 0, "build `%s`: %v", commandLine(c), err)
+	}
+	p.stdin.Close()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		p.kill(0)
+		return submissionErr("kata.json", 0, "build `%s` was stopped: grading was interrupted", commandLine(c))
+	case <-timer.C:
+		p.kill(0)
+		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed\n%s", commandLine(c), limit, out.since(0, 4096))
+	}
+	if !p.cmd.ProcessState.Success() {
+		return submissionErr("kata.json", 0, "build `%s` failed: it %s\n%s", commandLine(c), p.describeExit(), out.since(0, 4096))
 	}
 	return nil
+}
+
+// commandLine is c as one line: the command and its arguments.
+func commandLine(c *Command) string {
+	return strings.TrimSpace(c.Command + " " + strings.Join(c.Args, " "))
 }
 
 // token is the run's Orders API token, "" before the API started.

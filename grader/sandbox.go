@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -17,28 +20,252 @@ import (
 const stderrCap = 64 << 10
 
 // passEnv are the only variables of the caller's environment a learner process inherits
-// (docs/grading.md#environment), so learner code never sees the user's own secrets.
-var passEnv = []string{"PATH", "HOME", "LANG", "TMPDIR"}
+// (docs/grading.md#environment), so learner code never sees the user's own secrets. HOME and
+// TMPDIR are not among them: a learner process gets the sandbox's own (sandbox.home, .tmp).
+var passEnv = []string{"PATH", "LANG"}
+
+// IsolationKind names how learner processes are confined (docs/grading.md#sandbox).
+type IsolationKind string
+
+// The kinds of isolation.
+const (
+	// IsolationBwrap: every learner process runs under bubblewrap (bwrap) in its own user, PID,
+	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders on
+	// PATH (read-only), the workspace (read-write) and an empty HOME and /tmp.
+	IsolationBwrap IsolationKind = "bwrap"
+	// IsolationNone: no namespaces; the fallback guards of docs/grading.md#not-isolated only
+	// (process groups, a temporary HOME, rlimits, and on Linux PDEATHSIG, a non-dumpable grader
+	// and the subreaper).
+	IsolationNone IsolationKind = "none"
+)
+
+// Isolation is the sandbox grading uses: its kind, the bwrap program when it is IsolationBwrap,
+// and, when it is IsolationNone, why.
+type Isolation struct {
+	Kind IsolationKind
+	// Tool is the path of bwrap (IsolationBwrap only).
+	Tool string
+	// Reason says why there is no isolation: bwrap is missing, cannot run here, or was turned
+	// off (IsolationNone only).
+	Reason string
+}
+
+// Isolated reports whether learner processes run in namespaces (IsolationBwrap).
+func (i Isolation) Isolated() bool { return i.Kind == IsolationBwrap }
+
+// Notice is the one line to show when learner code runs without isolation: why, what is not
+// isolated, and how to get bwrap; "" when it is isolated.
+func (i Isolation) Notice() string {
+	if i.Isolated() {
+		return ""
+	}
+	how := howToIsolate()
+	if strings.Contains(i.Reason, EnvIsolation) || strings.Contains(i.Reason, "turned off") {
+		how = "unset " + EnvIsolation + " (or drop --no-isolation) to isolate it"
+	}
+	return fmt.Sprintf("learner code runs without isolation (%s): it can read your files and other processes' environments, use the network, and leave processes behind if kata is killed; %s (docs/grading.md#sandbox)", i.Reason, how)
+}
+
+// EnvIsolation is the environment variable that turns isolation off when set to "off"
+// (docs/grading.md#sandbox): for debugging learner code, and for testing the fallback.
+const EnvIsolation = "KATA_ISOLATION"
+
+var (
+	isolationOnce sync.Once
+	isolation     Isolation
+)
+
+// DetectIsolation reports the isolation grading uses on this machine: IsolationBwrap when bwrap
+// is on PATH and a trial sandbox starts, else IsolationNone with the reason. KATA_ISOLATION=off
+// forces IsolationNone. The trial runs once per process; later calls return its result.
+func DetectIsolation() Isolation {
+	isolationOnce.Do(func() {
+		if os.Getenv(EnvIsolation) == "off" {
+			isolation = Isolation{Kind: IsolationNone, Reason: EnvIsolation + "=off"}
+			return
+		}
+		isolation = detectIsolation()
+	})
+	return isolation
+}
+
+// runSeq numbers the grading runs of this process, for each fallback run's marker.
+var runSeq atomic.Uint64
+
+// sandbox is one grading run's confinement of its learner processes: the isolation in effect,
+// the workspace, and the HOME, TMPDIR and Go caches learner processes get.
+type sandbox struct {
+	iso Isolation
+	// ws is the workspace, absolute; the only folder learner code may write to (with bwrap).
+	ws string
+	// home and tmp are HOME and TMPDIR as learner processes see them.
+	home, tmp string
+	// hostTemp is the run's temporary folder on the host (fallback only), removed by close.
+	hostTemp string
+	// goCache is GOCACHE, kata's own Go build cache; goCacheFresh is true when this run
+	// created it (a first Go build compiles the standard library: buildDeadline allows for it).
+	goCache      string
+	goCacheFresh bool
+	// marker is the hard RLIMIT_MSGQUEUE given to this run's processes without isolation, so
+	// the reaper finds them after they changed folder and environment (Linux only; 0 when unset).
+	marker uint64
+}
+
+// EnvGoCache names the environment variable that replaces kata's own Go build cache folder
+// (docs/grading.md#environment).
+const EnvGoCache = "KATA_GO_CACHE"
+
+// GoCacheDir is GOCACHE for learner builds: $KATA_GO_CACHE, else kata's own folder in the user
+// cache folder (os.UserCacheDir()/kata/go-build) — never the user's own Go cache, which a
+// hostile build could otherwise fill with objects the user's own later builds would link.
+func GoCacheDir() string {
+	if d := os.Getenv(EnvGoCache); d != "" {
+		return d
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "kata", "go-build")
+}
+
+// newSandbox prepares the sandbox of one run grading the workspace ws (absolute). noIsolation
+// forces the fallback.
+func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
+	b := &sandbox{iso: DetectIsolation(), ws: ws}
+	if noIsolation && b.iso.Isolated() {
+		b.iso = Isolation{Kind: IsolationNone, Reason: "isolation was turned off for this run"}
+	}
+	b.goCache = GoCacheDir()
+	if entries, err := os.ReadDir(b.goCache); err != nil || len(entries) == 0 {
+		b.goCacheFresh = true
+	}
+	if err := os.MkdirAll(b.goCache, 0o700); err != nil {
+		return nil, fmt.Errorf("the Go build cache %s: %w", b.goCache, err)
+	}
+	if b.iso.Isolated() {
+		// inside the sandbox /tmp is a fresh tmpfs, and HOME an empty folder in it
+		b.home, b.tmp = sandboxHome, "/tmp"
+		return b, nil
+	}
+	removeStaleSandboxes()
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", sandboxPrefix, os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
+	}
+	b.hostTemp = tmp
+	b.home, b.tmp = filepath.Join(tmp, "home"), filepath.Join(tmp, "tmp")
+	for _, d := range []string{b.home, b.tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			b.close()
+			return nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
+		}
+	}
+	b.marker = runMarker(runSeq.Add(1))
+	return b, nil
+}
+
+// sandboxPrefix starts the name of a fallback run's temporary folder, followed by the grader's
+// PID, so a folder left by a grader that was killed can be told from one in use.
+const sandboxPrefix = "kata-sandbox-"
+
+// removeStaleSandboxes removes the temporary folders of fallback runs whose grader is no longer
+// running (it was killed before it could remove them).
+func removeStaleSandboxes() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), sandboxPrefix+"*-*"))
+	for _, m := range matches {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(m), sandboxPrefix), "-", 2)[0])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			removeAllForce(m)
+		}
+	}
+}
+
+// sandboxHome is HOME inside a bwrap sandbox: an empty folder on its private /tmp.
+const sandboxHome = "/tmp/home"
+
+// close removes the run's temporary folder (fallback), even where learner code left files
+// without write permission in it (Go's module cache does).
+func (b *sandbox) close() {
+	if b == nil || b.hostTemp == "" {
+		return
+	}
+	removeAllForce(b.hostTemp)
+}
+
+// removeAllForce removes dir and everything in it, first making every folder in it writable.
+func removeAllForce(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
+}
 
 // lookupEnv is the variable lookup for .mcp.json expansion: the grader's own variables, then
-// HOME, PATH, USER, LANG, TMPDIR from the caller's environment (docs/grading.md#expansion).
-func lookupEnv(grader map[string]string) func(string) (string, bool) {
+// HOME and TMPDIR as the sandbox sets them, then PATH, USER and LANG from the caller's
+// environment (docs/grading.md#expansion).
+func (b *sandbox) lookupEnv(grader map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if v, ok := grader[name]; ok {
 			return v, true
 		}
 		switch name {
-		case "HOME", "PATH", "USER", "LANG", "TMPDIR":
+		case "HOME":
+			return b.home, true
+		case "TMPDIR":
+			return b.tmp, true
+		case "PATH", "USER", "LANG":
 			return os.LookupEnv(name)
 		}
 		return "", false
 	}
 }
 
-// processEnv builds a learner process's environment: the configured entries plus passEnv.
+// env builds a learner process's environment (docs/grading.md#environment): PATH and LANG from
+// the caller, HOME and TMPDIR of the sandbox, Go's build settings, then the configured entries,
+// which win over all of these.
+func (b *sandbox) env(entries map[string]string) []string {
+	base := map[string]string{
+		"HOME":   b.home,
+		"TMPDIR": b.tmp,
+		// Go: kata's own build cache; modules and installed tools in the workspace's .kata/;
+		// no toolchain downloads (a go.mod asking for a newer Go fails instead)
+		"GOCACHE":     b.goCache,
+		"GOPATH":      filepath.Join(b.ws, ".kata", "go"),
+		"GOTOOLCHAIN": "local",
+	}
+	for _, k := range passEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			base[k] = v
+		}
+	}
+	var env []string
+	for k, v := range base {
+		if _, set := entries[k]; !set {
+			env = append(env, k+"="+v)
+		}
+	}
+	for k, v := range entries {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// processEnv is a learner process's environment without a sandbox: the configured entries
+// plus passEnv, HOME and TMPDIR from the caller (only the grader's own tests launch processes
+// this way).
 func processEnv(entries map[string]string) []string {
 	var env []string
-	for _, k := range passEnv {
+	for _, k := range append([]string{"HOME", "TMPDIR"}, passEnv...) {
 		if _, set := entries[k]; set {
 			continue
 		}
@@ -52,12 +279,19 @@ func processEnv(entries map[string]string) []string {
 	return env
 }
 
-// process is one learner process in its own process group, with its stderr tail kept.
+// process is one learner process with its stderr tail kept. Without isolation it leads a
+// process group of its own; under bwrap, cmd is the bwrap process and nsInit the PID namespace's
+// first process, whose death ends every process in the namespace.
 type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *tailBuffer
+
+	// nsInit is the host PID of the sandbox's PID-namespace init, pidNS that namespace's inode
+	// (bwrap only; 0 otherwise).
+	nsInit int
+	pidNS  uint64
 
 	done    chan struct{}
 	waitErr error
@@ -72,76 +306,165 @@ func resolveCommand(dir, command string) string {
 	return command
 }
 
-// startProcess launches command in dir with env, in a new process group, with pipes on stdin
-// and stdout and stderr captured.
-func startProcess(dir, command string, args, env []string) (*process, error) {
-	cmd := exec.Command(resolveCommand(dir, command), args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &process{cmd: cmd, stderr: &tailBuffer{cap: stderrCap}, done: make(chan struct{})}
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
+// memoryLimit bounds a server's or client's data segment and private writable mappings
+// (RLIMIT_DATA, Linux). RLIMIT_AS would break Node and Go, whose runtimes reserve large
+// address ranges they never touch (docs/grading.md#memory-limit).
+const memoryLimit = 2 << 30
+
+// procLimits are the resource limits of a learner process (docs/grading.md#memory-limit).
+type procLimits struct {
+	// data is RLIMIT_DATA in bytes; 0 leaves it unset (the build).
+	data uint64
+}
+
+// startSpec is one learner process to start.
+type startSpec struct {
+	// ws is the workspace; cwd the working directory (ws when empty), inside it.
+	ws, cwd string
+	command string
+	args    []string
+	env     []string
+	limits  procLimits
+	// output, when set, receives stdout and stderr together and stdin is empty (the build);
+	// otherwise both are pipes and stderr's tail is kept.
+	output *tailBuffer
+}
+
+// startProcess launches a learner process in the sandbox b (nil: a plain process group, for
+// the grader's own tests), with pipes on stdin and stdout and stderr captured.
+func startProcess(b *sandbox, s startSpec) (*process, error) {
+	if s.cwd == "" {
+		s.cwd = s.ws
+	}
+	path := resolveCommand(s.ws, s.command)
+	// resolve the program as the sandbox would, so a missing one is the same error either way
+	resolved, err := exec.LookPath(path)
+	if err != nil {
+		return nil, startError(s.command, err)
+	}
+	p := &process{stderr: &tailBuffer{cap: stderrCap}, done: make(chan struct{})}
+	if s.output != nil {
+		p.stderr = s.output
+	}
+	if b != nil && b.iso.Isolated() {
+		err = startBwrap(b, s, resolved, p)
+	} else {
+		err = startPlain(b, s, resolved, p)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if p.stdout, err = cmd.StdoutPipe(); err != nil {
-		return nil, err
-	}
-	cmd.Stderr = p.stderr
-	// A descendant that inherited stderr would keep Wait waiting for the copy to finish:
-	// once the process itself has exited, give its output a moment, then close the pipes.
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
-		var pe *exec.Error
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("cannot start %q: %v", command, pe.Err)
-		}
-		return nil, fmt.Errorf("cannot start %q: %v", command, err)
-	}
-	limitMemory(cmd.Process.Pid)
 	go func() {
-		p.waitErr = cmd.Wait()
+		p.waitErr = p.cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// wire sets up cmd's stdio for s: pipes, or one output buffer and an empty stdin.
+func (p *process) wire(cmd *exec.Cmd, s startSpec) error {
+	p.cmd = cmd
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return err
+	}
+	if s.output != nil {
+		cmd.Stdout, cmd.Stderr = s.output, s.output
+		p.stdout = io.NopCloser(strings.NewReader(""))
+	} else {
+		if p.stdout, err = cmd.StdoutPipe(); err != nil {
+			return err
+		}
+		cmd.Stderr = p.stderr
+	}
+	// A descendant that inherited stderr would keep Wait waiting for the copy to finish:
+	// once the process itself has exited, give its output a moment, then close the pipes.
+	cmd.WaitDelay = time.Second
+	return nil
+}
+
+// startError words a failed start of command.
+func startError(command string, err error) error {
+	var pe *exec.Error
+	if errors.As(err, &pe) {
+		return fmt.Errorf("cannot start %q: %v", command, pe.Err)
+	}
+	return fmt.Errorf("cannot start %q: %v", command, err)
 }
 
 // exited reports whether the process has ended, and how.
 func (p *process) exited() (bool, string) {
 	select {
 	case <-p.done:
-		return true, describeExit(p.cmd.ProcessState)
+		return true, p.describeExit()
 	default:
 		return false, ""
 	}
 }
 
-func describeExit(st *os.ProcessState) string {
+func (p *process) describeExit() string {
+	st := p.cmd.ProcessState
 	if st == nil {
 		return "exited"
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Sprintf("was killed by signal %v", ws.Signal())
 	}
+	// bwrap exits with 128+N when the program it ran was killed by signal N
+	if code := st.ExitCode(); p.pidNS != 0 && code > 128 && code < 128+32 {
+		return fmt.Sprintf("was killed by signal %v", syscall.Signal(code-128))
+	}
 	return fmt.Sprintf("exited with code %d", st.ExitCode())
 }
 
-// kill ends the whole process group: stdin is closed, then SIGTERM, then SIGKILL after grace
-// (MCP stdio shutdown order). It waits for the leader to be reaped.
+// kill ends the process and everything it started: stdin is closed, then SIGTERM, then
+// SIGKILL after grace (MCP stdio shutdown order). Without isolation the signals go to the
+// process group; under bwrap SIGTERM goes to every process in the sandbox's PID namespace and
+// SIGKILL to the namespace's init, which ends them all. It waits for the process to be reaped.
 func (p *process) kill(grace time.Duration) {
 	p.stdin.Close()
-	pgid := p.cmd.Process.Pid
 	select {
 	case <-p.done:
 	case <-time.After(grace / 2):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	p.signalAll(syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	p.signalAll(syscall.SIGKILL)
+	if p.pidNS != 0 {
+		// bwrap exits once its sandbox's init is dead, and reaps it; kill bwrap only if not
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+		}
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	<-p.done
+}
+
+// signalAll sends sig to the process's group, or under bwrap into its PID namespace: SIGKILL to
+// the namespace's init (the kernel then kills every process in it, and bwrap exits), other
+// signals to every member but the init.
+func (p *process) signalAll(sig syscall.Signal) {
+	switch {
+	case p.pidNS == 0:
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	case sig == syscall.SIGKILL:
+		_ = syscall.Kill(p.nsInit, syscall.SIGKILL)
+	default:
+		signalNamespace(p.pidNS, p.nsInit, sig)
+	}
 }
 
 // tailBuffer keeps the last cap bytes written to it and counts all bytes ever written, so a

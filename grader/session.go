@@ -91,19 +91,27 @@ type serverConn struct {
 	label   *testLabel
 }
 
-// launchSpec is everything needed to (re)start the learner's server.
+// launchSpec is everything needed to (re)start a learner's server or client.
 type launchSpec struct {
-	dir     string
-	command string
-	args    []string
-	env     []string
+	// dir is the workspace; cwd the working directory inside it ("" for dir itself).
+	dir, cwd string
+	command  string
+	args     []string
+	env      []string
+	// box is the run's sandbox (nil in the grader's own tests: a plain process group).
+	box *sandbox
+}
+
+// start starts the process spec describes, with the memory limit of a server or client.
+func (spec launchSpec) start() (*process, error) {
+	return startProcess(spec.box, startSpec{ws: spec.dir, cwd: spec.cwd, command: spec.command, args: spec.args, env: spec.env, limits: procLimits{data: memoryLimit}})
 }
 
 // launchServer starts the server and completes the MCP handshake at ProtocolVersion. Any
 // line on stdout that is not JSON-RPC is logged as a violation and dropped, so one stray
 // debug print is reported clearly instead of killing the session.
 func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*serverConn, error) {
-	proc, err := startProcess(spec.dir, spec.command, spec.args, spec.env)
+	proc, err := spec.start()
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +124,11 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 	defer cancel()
 	session, err := client.Connect(hctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		// Give an exiting process a moment to be reaped so the message can say how it ended.
+		// Give an exiting process a moment to be reaped so the message can say how it ended:
+		// its pipes may stay open for up to WaitDelay while a descendant dies.
 		select {
 		case <-proc.done:
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(proc.cmd.WaitDelay + 500*time.Millisecond):
 		}
 		exited, how := proc.exited()
 		proc.kill(time.Second)

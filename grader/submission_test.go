@@ -41,6 +41,36 @@ func TestUngradeableSubmissions(t *testing.T) {
 		{"client file missing", func(d string) {
 			write(d, "kata.json", `{"kata": "mcp-structured-errors", "client": {"command": "./bin/client"}}`)
 		}, []string{"kata.json", `"./bin/client" does not exist in the workspace`}},
+		{"BOM in kata.json", func(d string) {
+			b, _ := os.ReadFile(filepath.Join(d, "kata.json"))
+			write(d, "kata.json", "\ufeff"+string(b))
+		}, []string{"kata.json:1:", "byte order mark", "without BOM"}},
+		{"BOM in .mcp.json", func(d string) {
+			b, _ := os.ReadFile(filepath.Join(d, ".mcp.json"))
+			write(d, ".mcp.json", "\ufeff"+string(b))
+		}, []string{".mcp.json:1:", "byte order mark"}},
+		{"invalid UTF-8 in kata.json", func(d string) {
+			write(d, "kata.json", "{\"kata\": \"mcp-structured-errors\",\n \"language\": \"py\xffthon\"}")
+		}, []string{"kata.json:2:", "not valid UTF-8"}},
+		{"duplicate key in kata.json", func(d string) {
+			write(d, "kata.json", "{\"kata\": \"mcp-structured-errors\", \"language\": \"python\",\n \"client\": {\"command\": \"python3\", \"args\": [\"client.py\"]},\n \"client\": {\"command\": \"node\"}}")
+		}, []string{"kata.json:3:", `key "client" appears twice`}},
+		{"duplicate key in .mcp.json", func(d string) {
+			write(d, ".mcp.json", "{\"mcpServers\": {\n  \"orders\": {\"command\": \"python3\", \"args\": [\"server.py\"]},\n  \"orders\": {\"command\": \"node\"}}}")
+		}, []string{".mcp.json:3:", `key "orders" appears twice`}},
+		{"unknown language", func(d string) {
+			write(d, "kata.json", "{\"kata\": \"mcp-structured-errors\",\n \"language\": \"cobol\",\n \"client\": {\"command\": \"python3\", \"args\": [\"client.py\"]}}")
+		}, []string{"kata.json:2:", `"language": "cobol" is not a language of kata mcp-structured-errors (python, node, go)`}},
+		{"cwd outside the workspace", func(d string) {
+			write(d, ".mcp.json", "{\"mcpServers\": {\"orders\": {\"command\": \"python3\", \"args\": [\"server.py\"],\n  \"cwd\": \"..\"}}}")
+		}, []string{".mcp.json:2:", `cwd ".." is outside the workspace`}},
+		{"cwd through a link out of the workspace", func(d string) {
+			os.Symlink(os.TempDir(), filepath.Join(d, "out"))
+			write(d, ".mcp.json", "{\"mcpServers\": {\"orders\": {\"command\": \"python3\", \"args\": [\"server.py\"],\n  \"cwd\": \"out\"}}}")
+		}, []string{".mcp.json:2:", `cwd "out" is outside the workspace`}},
+		{"cwd missing", func(d string) {
+			write(d, ".mcp.json", "{\"mcpServers\": {\"orders\": {\"command\": \"python3\", \"args\": [\"server.py\"],\n  \"cwd\": \"srv\"}}}")
+		}, []string{".mcp.json:2:", `cwd "srv"`, "no such file"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,6 +87,20 @@ func TestUngradeableSubmissions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServerCwdIsHonoured: a cwd inside the workspace is the server's working directory, so a
+// relative argument is read from there ("../server.py" from the folder srv).
+func TestServerCwdIsHonoured(t *testing.T) {
+	lib := library(t)
+	dir := workspace(t, lib, "mcp-structured-errors", "python", filepath.Join("..", "testdata", "references", "mcp-structured-errors", "python", "correct"))
+	os.Mkdir(filepath.Join(dir, "srv"), 0o755)
+	write(dir, ".mcp.json", `{"mcpServers": {"orders": {"command": "python3", "args": ["../server.py"], "cwd": "srv",
+  "env": {"ORDERS_API_URL": "${ORDERS_API_URL}", "ORDERS_API_TOKEN": "${ORDERS_API_TOKEN}", "ORDERS_API_TIMEOUT_SECONDS": "${ORDERS_API_TIMEOUT_SECONDS}"}}}}`)
+	rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 1, SeedSet: true})
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d (%s), want 0: the server runs in srv/", rep.ExitCode(), rep.Message)
 	}
 }
 

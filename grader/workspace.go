@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // KataConfig is a workspace's kata.json (docs/grading.md#kata-json).
@@ -36,6 +38,9 @@ type ServerEntry struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Cwd is the server's working directory, relative to the workspace or absolute; it must be
+	// a folder inside the workspace (docs/grading.md#mcp-json). Empty means the workspace.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // MCPConfig is a workspace's .mcp.json: its servers and the raw bytes, for line numbers.
@@ -78,6 +83,9 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, submissionErr(name, 0, "%v", err)
+	}
+	if line, msg := katas.JSONTextProblem(src); line > 0 {
+		return nil, submissionErr(name, line, "%s", msg)
 	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(v); err != nil {
@@ -181,4 +189,35 @@ func (m *MCPConfig) ServerNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// serverCwd resolves the working directory of the server entry e against the workspace ws:
+// ws itself when e has no cwd, else the folder cwd names, which must exist and lie inside ws
+// once symbolic links are resolved (docs/grading.md#mcp-json).
+func (m *MCPConfig) serverCwd(ws string, e ServerEntry) (string, error) {
+	if e.Cwd == "" {
+		return "", nil
+	}
+	line := keyLine(m.raw, "cwd")
+	p := e.Cwd
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", submissionErr(".mcp.json", line, "cwd %q: %v; it names the server's working folder, inside the workspace", e.Cwd, unwrapPath(err))
+	}
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		realWS = ws
+	}
+	if real != realWS && !strings.HasPrefix(real, realWS+string(filepath.Separator)) {
+		return "", submissionErr(".mcp.json", line, "cwd %q is outside the workspace; the server runs in the workspace or a folder inside it", e.Cwd)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", submissionErr(".mcp.json", line, "cwd %q is not a folder", e.Cwd)
+	}
+	// the same folder, named through the workspace path the sandbox shows
+	rel, _ := filepath.Rel(realWS, real)
+	return filepath.Join(ws, rel), nil
 }

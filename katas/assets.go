@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,8 +24,14 @@ type Asset struct {
 // ReadAsset reads and checks assets/<name>.json of the packet folder dir.
 func ReadAsset(fsys fs.FS, dir, rel string) (*Asset, error) {
 	file := path.Join(dir, rel)
+	if path.IsAbs(rel) || slices.Contains(strings.Split(rel, "/"), "..") {
+		return nil, errAt(path.Join(dir, "assets"), 0, "asset path %q leaves the packet's assets/ folder; name a file under assets/", rel)
+	}
 	if !strings.HasPrefix(path.Clean(rel), "assets/") {
 		return nil, errAt(file, 0, "assets live under assets/")
+	}
+	if err := plainFile(fsys, file); err != nil {
+		return nil, errAt(file, 0, "%s", strings.TrimPrefix(err.Error(), file+": "))
 	}
 	src, err := fs.ReadFile(fsys, file)
 	if err != nil {
@@ -160,7 +167,7 @@ func expandAssets(fsys fs.FS, dir, file string, md []byte) (string, error) {
 	for _, r := range refs {
 		a, err := ReadAsset(fsys, dir, r.path)
 		if err != nil {
-			return "", fmt.Errorf("%s:%d: %w", file, lineOf(md, r.start), err)
+			return "", errAt(file, lineOf(md, r.start), "embedding %s: %v", r.path, err)
 		}
 		b.Write(md[pos:r.start])
 		b.WriteString(a.Markdown())

@@ -67,7 +67,9 @@ func frontMatterAsCode(md string) string {
 
 // LoadLayer reads one layer of a packet and makes it the resident layer, releasing the layer
 // that was resident before (if it is a different one). Asking for the resident layer again
-// returns it without reading. Errors: unknown packet or layer, unreadable files.
+// returns it without reading. Errors: unknown packet or layer, unreadable files, and, as
+// Problems naming file and line, a file that is a link, is not UTF-8, breaks MarkdownBounds or
+// embeds an asset it cannot, or a layer larger than MaxMarkdownBytes (docs/packets.md#limits).
 func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
 	p, err := l.packetLayer(packetID, layer)
 	if err != nil {
@@ -78,23 +80,11 @@ func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
 	if r := l.resident; r != nil && r.Packet == packetID && r.Name == layer {
 		return r, nil
 	}
-	names, err := layerFiles(p.fsys, p.Dir, layer)
-	if err != nil {
-		return nil, err
+	files, ps := readLayer(p.fsys, p.Dir, layer)
+	if len(ps) > 0 {
+		return nil, ps
 	}
-	nl := &Layer{Packet: packetID, Name: layer}
-	for _, n := range names {
-		file := path.Join(p.Dir, layer, n)
-		b, err := fs.ReadFile(p.fsys, file)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		md, err := expandAssets(p.fsys, p.Dir, file, b)
-		if err != nil {
-			return nil, err
-		}
-		nl.files = append(nl.files, LayerFile{Name: n, Markdown: md})
-	}
+	nl := &Layer{Packet: packetID, Name: layer, files: files}
 	l.releaseLocked()
 	l.resident = nl
 	return nl, nil

@@ -273,9 +273,13 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 	return &m
 }
 
-// decodeStrict decodes JSON into v, rejecting unknown fields and trailing data, and turns the
-// decoder's offsets into file:line errors.
+// decodeStrict decodes JSON into v, rejecting a BOM, invalid UTF-8 and duplicate keys
+// (JSONTextProblem), unknown fields and trailing data, and turns the decoder's offsets into
+// file:line errors.
 func decodeStrict(file string, src []byte, v any) error {
+	if line, msg := JSONTextProblem(src); line > 0 {
+		return errAt(file, line, "%s", msg)
+	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -388,6 +388,14 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 			return nil, file, false
 		}
+		if strings.HasSuffix(name, ".md") {
+			// checked before it is parsed: a parse of unbounded nesting is slow
+			n := len(ps)
+			checkMarkdownText(file, b, &ps)
+			if len(ps) > n {
+				return nil, file, false
+			}
+		}
 		return b, file, true
 	}
 	p := &Packet{Source: source, Dir: dir, fsys: fsys, Fixtures: map[string]*FixtureSet{}}
@@ -408,6 +416,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		return nil, ps
 	}
 	m := parseManifest(manifestFile, manifestSrc, &ps)
+	checkFiles(fsys, dir, &ps)
 	if m == nil {
 		return nil, ps
 	}
@@ -547,7 +556,8 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// layerFiles lists the Markdown files directly in a layer folder, in name order.
+// layerFiles lists the Markdown files directly in a layer folder, in name order. Locale twins
+// (SplitTwin: "01-model.es.md") are not layer pages of their own and are left out.
 func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	entries, err := fs.ReadDir(fsys, path.Join(dir, layer))
 	if err != nil {
@@ -555,6 +565,9 @@ func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
+		if _, _, twin := SplitTwin(e.Name()); twin {
+			continue
+		}
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
 			files = append(files, e.Name())
 		}

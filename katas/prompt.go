@@ -232,6 +232,9 @@ func validatePrompts(fsys fs.FS, dir string, p *Packet, ps *Problems) {
 			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 			continue
 		}
+		if !markdownFit(b) {
+			continue // reported by CheckPacket (readLayer)
+		}
 		_, err = ParsePrompt(file, string(b))
 		ps.addErr(file, err)
 	}

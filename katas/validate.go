@@ -129,6 +129,10 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	manifest := path.Join(dir, "packet.json")
 	msrc, _ := fs.ReadFile(fsys, manifest)
 	checkShims(manifest, msrc, &p.Manifest, opts.Shims, &v.Problems)
+	// Locale twins (exam.es.md beside exam.md, …) keep the English file's ids, keys, options,
+	// trap rows, steps and code: a difference names both files and lines.
+	v.Problems = append(v.Problems, CheckTwins(fsys, dir)...)
+	checkTexts(fsys, dir, p.Layers, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))
@@ -233,6 +237,9 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 	if err != nil {
 		ps.add(file, 0, "cannot read: %v; every packet maps its seed's facts to items, traps and steps", unwrapPathError(err))
 		return nil, nil
+	}
+	if !markdownFit(src) {
+		return nil, nil // reported by CheckPacket (checkFiles)
 	}
 	rows := parseCoverage(file, src, ps)
 	checkRefs(file, rows, p, ps)

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,9 @@ func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("progress store %s: is a folder; the store is one file (set %s to a file path such as %s)", path, EnvPath, filepath.Join(path, "progress.db"))
 	}
+	if err := writable(path); err != nil {
+		return nil, fmt.Errorf("progress store %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("progress store %s: %w", path, err)
@@ -91,6 +95,34 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("progress store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// writable checks that the store at path can be written: the file, when it exists, and its
+// folder, where SQLite's write-ahead log and shared-memory files are created beside it. The
+// error names the folder or file that is read-only, and how to move the store.
+func writable(path string) error {
+	dir := filepath.Dir(path)
+	probe, err := os.CreateTemp(dir, ".kata-write-check-*")
+	if err != nil {
+		return fmt.Errorf("the folder %s is not writable (%v): the store and its journal live there; make it writable or set %s to a file in a writable folder", dir, unwrapPath(err), EnvPath)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the file is not writable (%v): make it writable or set %s to another file", unwrapPath(err), EnvPath)
+	}
+	return nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Close closes the file.

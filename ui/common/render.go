@@ -1,6 +1,8 @@
 package common
 
 import (
+	"context"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/ui/markdown"
@@ -29,8 +31,12 @@ func RenderMarkdown(k RenderKey, md string) tea.Cmd {
 }
 
 // Rendered renders md for k: the message a rendering command answers with.
-func Rendered(k RenderKey, md string) RenderedMsg {
-	d, err := markdown.RenderDoc(md, k.Width, k.Style)
+func Rendered(k RenderKey, md string) RenderedMsg { return RenderedContext(context.Background(), k, md) }
+
+// RenderedContext is Rendered that renders nothing once ctx has ended (its error is the
+// message's).
+func RenderedContext(ctx context.Context, k RenderKey, md string) RenderedMsg {
+	d, err := markdown.RenderDocContext(ctx, md, k.Width, k.Style)
 	if err != nil {
 		return RenderedMsg{Key: k, Err: err}
 	}

@@ -95,6 +95,18 @@ func (d *Doc) View(width, xoff int) []string {
 	return out
 }
 
+// size is the document's bytes: its lines and its code, for the cache's budget.
+func (d *Doc) size() int {
+	n := 0
+	for _, l := range d.Lines {
+		n += len(l.Prefix) + len(l.Text) + 1
+	}
+	for _, c := range d.Code {
+		n += len(c)
+	}
+	return n
+}
+
 // String joins the lines, code cut at width (width <= 0: in full).
 func (d *Doc) String(width int) string { return strings.Join(d.View(width, 0), "\n") }
 

@@ -4,7 +4,9 @@ package markdown
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
+
+	"github.com/kata-mcp/kata/katas"
 )
 
 // Built-in glamour styles the kata app uses. "ascii" and "notty" produce stable, uncoloured
@@ -34,6 +38,10 @@ const MinWidth = 20
 // cacheSize bounds the number of rendered documents kept.
 const cacheSize = 128
 
+// cacheBytes bounds the total size of the rendered documents kept: 32 MiB (a variable only so
+// a test can lower it).
+var cacheBytes = 32 << 20
+
 type cacheKey struct {
 	sum   [sha256.Size]byte
 	width int
@@ -47,35 +55,65 @@ type lockedRenderer struct {
 }
 
 var (
-	mu    sync.Mutex
-	cache = map[cacheKey]*list.Element{}
-	lru   = list.New() // of *cacheEntry, most recently used first
+	mu     sync.Mutex
+	cache  = map[cacheKey]*list.Element{}
+	lru    = list.New() // of *cacheEntry, most recently used first
+	cached int          // bytes of the documents in cache (cacheEntry.size)
 )
 
 type cacheEntry struct {
-	key cacheKey
-	doc *Doc
+	key  cacheKey
+	doc  *Doc
+	size int // the document's bytes: its lines and code
 }
 
-// Render renders md for a view of width columns in the named glamour style (one of Styles())
-// and returns its lines joined, code lines cut at the width with CutMarker (see RenderDoc).
+// BoundsError is a document Render refuses because it breaks katas.MarkdownBounds: too
+// large, or nested too deep to render in bounded time (docs/packets.md#limits).
+type BoundsError struct {
+	// Line is the 1-based line of the document where the bound is broken.
+	Line int
+	Msg  string
+}
+
+// Error says where and why: "line N: ...".
+func (e *BoundsError) Error() string {
+	return fmt.Sprintf("markdown: line %d: %s", e.Line, e.Msg)
+}
+
+// Render is RenderContext without a context.
 func Render(md string, width int, style string) (string, error) {
-	d, err := RenderDoc(md, width, style)
+	return RenderContext(context.Background(), md, width, style)
+}
+
+// RenderContext renders md for a view of width columns in the named glamour style (one of
+// Styles()) and returns its lines joined, code lines cut at the width with CutMarker (see
+// RenderDocContext, whose errors it returns).
+func RenderContext(ctx context.Context, md string, width int, style string) (string, error) {
+	d, err := RenderDocContext(ctx, md, width, style)
 	if err != nil {
 		return "", err
 	}
 	return d.String(max(width, MinWidth)), nil
 }
 
-// RenderDoc lays md out for a view of width columns in the named glamour style, one of
-// Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), lists with
+// RenderDoc is RenderDocContext without a context.
+func RenderDoc(md string, width int, style string) (*Doc, error) {
+	return RenderDocContext(context.Background(), md, width, style)
+}
+
+// RenderDocContext lays md out for a view of width columns in the named glamour style, one
+// of Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), lists with
 // hanging indents, block quotes with their bar on every line, code blocks never wrapped
 // (highlighted in colour styles), and emoji sequences whose width terminals disagree on made
-// unambiguous (see Unambiguous). Results are cached by (hash of md, width, style) and shared:
-// the caller must not modify them. RenderDoc is safe for concurrent use. Front matter must
-// already be gone (katas.Layer.Markdown turns it into a yaml code block). The error is an
-// unknown style or a glamour failure.
-func RenderDoc(md string, width int, style string) (*Doc, error) {
+// unambiguous (see Unambiguous). A document that breaks katas.MarkdownBounds is refused with a
+// *BoundsError before anything renders it, so every render is bounded. Results are cached by
+// (hash of md, width, style), within cacheSize documents and cacheBytes, and shared: the
+// caller must not modify them. When ctx ends before the render starts — the layer was left,
+// another was asked for — it returns ctx's error and renders nothing; a render that has
+// started runs to its end. It is safe for concurrent use. Front matter must already be gone
+// (katas.Layer.Markdown turns it into a yaml code block). Other errors are an unknown style or
+// a glamour failure.
+func RenderDocContext(ctx context.Context, md string, width int, style string) (*Doc, error) {
 	width = ClampWidth(width)
 	th, err := themeFor(style)
 	if err != nil {
@@ -90,6 +128,12 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 		return d, nil
 	}
 	mu.Unlock()
+	if line, msg := katas.MarkdownBounds([]byte(md)); line > 0 {
+		return nil, &BoundsError{Line: line, Msg: msg}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	b := &builder{th: th}
 	inner := max(width-2*th.docMargin, MinInner)
@@ -107,10 +151,13 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 		lru.MoveToFront(el)
 		return el.Value.(*cacheEntry).doc, nil
 	}
-	cache[key] = lru.PushFront(&cacheEntry{key: key, doc: d})
-	for lru.Len() > cacheSize {
+	size := d.size()
+	cache[key] = lru.PushFront(&cacheEntry{key: key, doc: d, size: size})
+	cached += size
+	for lru.Len() > cacheSize || (cached > cacheBytes && lru.Len() > 1) {
 		old := lru.Remove(lru.Back()).(*cacheEntry)
 		delete(cache, old.key)
+		cached -= old.size
 	}
 	return d, nil
 }

@@ -1,6 +1,7 @@
 package kata
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -11,11 +12,16 @@ import (
 )
 
 // Loader loads layers through the Library one at a time, so that the resident layer is
-// always the one last asked for: a request superseded before it runs is skipped.
+// always the one last asked for: a request superseded before it runs is skipped, and a newer
+// request cancels the rendering of an older one that has not started yet (markdown.RenderContext),
+// so leaving a layer never leaves its rendering to pile up behind the next.
 type Loader struct {
 	lib    *katas.Library
 	mu     sync.Mutex
 	latest atomic.Uint64
+	// cancel ends the context of the latest request's rendering.
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
 }
 
 // NewLoader returns the loader of lib's layers; one serves every kata page.
@@ -28,9 +34,17 @@ func (l *Loader) Resident(packet, layer string) bool {
 }
 
 // Load returns a command that makes the layer resident and renders it; k.doc is
-// "packet/layer".
+// "packet/layer". Asking for another layer cancels this one's rendering if it has not
+// started; a rendering that was cancelled gives no message.
 func (l *Loader) Load(packet, layer string, k common.RenderKey) tea.Cmd {
 	gen := l.latest.Add(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	l.cancelMu.Lock()
+	if l.cancel != nil {
+		l.cancel()
+	}
+	l.cancel = cancel
+	l.cancelMu.Unlock()
 	return func() tea.Msg {
 		l.mu.Lock()
 		if l.latest.Load() != gen {
@@ -46,6 +60,10 @@ func (l *Loader) Load(packet, layer string, k common.RenderKey) tea.Cmd {
 		if err != nil {
 			return common.RenderedMsg{Key: k, Err: err}
 		}
-		return common.Rendered(k, md)
+		msg := common.RenderedContext(ctx, k, md)
+		if ctx.Err() != nil && l.latest.Load() != gen {
+			return nil // superseded: the page has asked for another layer
+		}
+		return msg
 	}
 }

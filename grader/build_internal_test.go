@@ -1,0 +1,131 @@
+package grader
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBuildTimeLimit: a build still running at its time limit is killed, and the message says
+// it timed out and names the limit (not "signal: killed"); a failing build says how it ended
+// and quotes its output; in both sandboxes.
+func TestBuildTimeLimit(t *testing.T) {
+	for _, noIsolation := range []bool{false, true} {
+		ws := t.TempDir()
+		box, err := newSandbox(ws, noIsolation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer box.close()
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo compiling; sleep 60"}}, 300*time.Millisecond)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		for _, want := range []string{"did not finish within its time limit of 300ms", "compiling"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("isolation %s: a build past its limit says %q; want %q", box.iso.Kind, msg, want)
+			}
+		}
+		if strings.Contains(msg, "signal: killed") {
+			t.Errorf("isolation %s: %q", box.iso.Kind, msg)
+		}
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops >&2; exit 3"}}, time.Minute)
+		if err == nil || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(err.Error(), "oops") {
+			t.Errorf("isolation %s: a failing build says %v", box.iso.Kind, err)
+		}
+		// the build runs in the workspace, and may write there
+		if err := runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "mkdir -p .kata/bin && echo built > .kata/bin/out"}}, time.Minute); err != nil {
+			t.Errorf("isolation %s: %v", box.iso.Kind, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, ".kata", "bin", "out")); string(b) != "built\n" {
+			t.Errorf("isolation %s: the build's output file holds %q", box.iso.Kind, b)
+		}
+	}
+}
+
+// TestBwrapView: under bwrap a learner process sees the system read-only, the workspace
+// read-write, an empty HOME and a private /tmp, none of the user's own files (only the tool
+// folders PATH needs), and no other process; the language runtimes still run.
+func TestBwrapView(t *testing.T) {
+	if !DetectIsolation().Isolated() {
+		t.Skip("bwrap is not available: " + DetectIsolation().Reason)
+	}
+	ws := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outside, []byte("not for learners"), 0o644)
+	box, err := newSandbox(ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.close()
+	home, _ := os.UserHomeDir()
+	var private []string
+	for _, name := range []string{".ssh", ".aws", ".bash_history", ".bashrc", ".profile", ".gitconfig", ".config", ".netrc", ".npmrc", ".local"} {
+		if _, err := os.Lstat(filepath.Join(home, name)); err == nil {
+			private = append(private, filepath.Join(home, name))
+		}
+	}
+	script := `set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[ -z "$(ls -A "$HOME")" ] || fail "HOME $HOME is not empty"
+[ "$HOME" = /tmp/home ] || fail "HOME is $HOME"
+[ ! -e ` + outside + ` ] || fail "a file outside the workspace is visible"
+for p in ` + strings.Join(private, " ") + `; do [ ! -e "$p" ] || fail "the user's $p is visible"; done
+touch /usr/kata-test 2>/dev/null && fail "/usr is writable"
+echo ok > written.txt || fail "the workspace is not writable"
+echo ok > /tmp/scratch || fail "/tmp is not writable"
+[ ! -e /etc/shadow ] || fail "/etc/shadow is visible"
+[ "$(cat /proc/1/comm)" = bwrap ] || fail "PID 1 is $(cat /proc/1/comm), not the sandbox's own init"
+[ "$(ls /proc | grep -c '^[0-9]')" -lt 20 ] || fail "other processes are visible"
+python3 -c 'import json, http.client' || fail "python3 does not run"
+node -e 'require("http")' || fail "node does not run"
+go version >/dev/null || fail "go does not run"
+echo all-checked`
+	out := &tailBuffer{cap: 1 << 16}
+	p, err := startProcess(box, startSpec{ws: ws, command: "sh", args: []string{"-c", script}, env: box.env(nil), output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stdin.Close()
+	<-p.done
+	if got := out.since(0, 1<<16); !strings.Contains(got, "all-checked") {
+		t.Errorf("the sandbox's view is wrong:\n%s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "written.txt")); string(b) != "ok\n" {
+		t.Error("a file written in the sandbox's workspace is not in the workspace")
+	}
+}
+
+// TestStaleSandboxFoldersAreRemoved: a fallback run's temporary folder left by a grader that
+// was killed (its PID no longer runs) is removed by the next run; one of a running grader is
+// kept.
+func TestStaleSandboxFoldersAreRemoved(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stale := filepath.Join(os.TempDir(), sandboxPrefix+"999999999-1")
+	live := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-1", sandboxPrefix, os.Getppid()))
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(filepath.Join(d, "home", "ro"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(stale, "home"), 0o500) // as Go's module cache leaves its folders
+	box, err := newSandbox(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.close()
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the folder of a grader that is gone was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("the folder of a running grader was removed")
+	}
+	if _, err := os.Stat(box.hostTemp); err == nil {
+		t.Error("close kept the run's own folder")
+	}
+}

@@ -1,0 +1,407 @@
+//go:build linux
+
+package grader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// howToIsolate says how to get bwrap on Linux.
+func howToIsolate() string {
+	return "install bubblewrap to isolate it (apt install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)"
+}
+
+// detectIsolation looks for bwrap on PATH and starts a trial sandbox with the options every
+// learner process gets, so a kernel without unprivileged user namespaces is found before any
+// grading starts.
+func detectIsolation() Isolation {
+	tool, err := exec.LookPath("bwrap")
+	if err != nil {
+		return Isolation{Kind: IsolationNone, Reason: "bwrap (bubblewrap) is not installed"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	args := append(bwrapBase(), "--", "true")
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		why := strings.TrimSpace(strings.SplitN(out.String(), "\n", 2)[0])
+		if why == "" {
+			why = err.Error()
+		}
+		return Isolation{Kind: IsolationNone, Reason: "bwrap cannot run here: " + why}
+	}
+	return Isolation{Kind: IsolationBwrap, Tool: tool}
+}
+
+// systemDirs are the folders a sandbox sees read-only at their own paths, when they exist:
+// programs, libraries and their data. A merged-/usr system's /bin, /lib … are symlinks into
+// /usr and stay symlinks.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix"}
+
+// etcFiles are the parts of /etc a sandbox sees read-only: name resolution, users and groups
+// (no passwords: not shadow), the dynamic linker's cache, time zones, certificates and
+// Debian's alternatives (python3, node … often resolve through /etc/alternatives).
+var etcFiles = []string{
+	"passwd", "group", "hosts", "host.conf", "resolv.conf", "nsswitch.conf", "gai.conf",
+	"services", "protocols", "localtime", "timezone", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+	"alternatives", "ssl", "ca-certificates", "pki", "crypto-policies", "mime.types", "os-release",
+}
+
+// sandboxTmpSize bounds the sandbox's /tmp (HOME is in it): 512 MiB.
+const sandboxTmpSize = 512 << 20
+
+// bwrapBase are the options of every sandbox: new user, PID, IPC, UTS and cgroup namespaces
+// but the host's network (the server must reach the Orders API on 127.0.0.1), no capabilities,
+// a new session (no TIOCSTI into the caller's terminal), death with kata, a fresh /proc, /dev
+// and /tmp, and the system folders read-only.
+func bwrapBase() []string {
+	args := []string{
+		"--unshare-all", "--share-net", "--cap-drop", "ALL",
+		"--die-with-parent", "--new-session",
+		"--proc", "/proc", "--dev", "/dev",
+		"--size", strconv.Itoa(sandboxTmpSize), "--tmpfs", "/tmp",
+	}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				args = append(args, "--symlink", target, d)
+			}
+		case fi.IsDir():
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	for _, name := range etcFiles {
+		p := filepath.Join("/etc", name)
+		args = append(args, "--ro-bind-try", p, p)
+	}
+	if matches, _ := filepath.Glob("/etc/python3*"); len(matches) > 0 {
+		for _, m := range matches {
+			args = append(args, "--ro-bind-try", m, m)
+		}
+	}
+	return args
+}
+
+// underAny reports whether path is one of roots or inside one.
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// toolRoot is the folder to show read-only for a program folder dir outside the system
+// folders: the installation it belongs to when dir is its bin, sbin or shims folder (so
+// ~/.pyenv for ~/.pyenv/shims: the shim runs ~/.pyenv/libexec/pyenv, which runs
+// ~/.pyenv/versions/…), else dir itself. It is never the home folder, a folder above it, or
+// ~/.local or ~/.config, which hold other programs' data (ok is false when dir itself is one).
+func toolRoot(dir, home string) (root string, ok bool) {
+	forbidden := func(p string) bool {
+		if p == "/" || (home != "" && (p == home || strings.HasPrefix(home, p+"/"))) {
+			return true
+		}
+		return home != "" && (p == filepath.Join(home, ".local") || p == filepath.Join(home, ".config"))
+	}
+	if forbidden(dir) {
+		return "", false
+	}
+	switch filepath.Base(dir) {
+	case "bin", "sbin", "shims":
+		if parent := filepath.Dir(dir); !forbidden(parent) {
+			return parent, true
+		}
+	}
+	return dir, true
+}
+
+// maskedNames are credential files hidden (replaced by an empty file) where they sit at the top
+// of a tool folder the sandbox shows: cargo keeps its registry token in ~/.cargo/credentials.toml.
+var maskedNames = []string{"credentials", "credentials.toml", ".credentials.json", ".netrc", ".git-credentials", ".npmrc", ".pypirc"}
+
+// toolBinds lists the read-only tool folders a sandbox shows for the PATH folders outside the
+// system folders and for the program about to run (resolved: its real location, and a
+// script's interpreter), in an order where a folder comes before any folder inside it.
+func toolBinds(pathEnv, program, ws string) []string {
+	home := os.Getenv("HOME")
+	if home != "" {
+		if h, err := filepath.EvalSymlinks(home); err == nil {
+			home = h
+		}
+	}
+	var roots []string
+	add := func(dir string) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			return
+		}
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return
+		}
+		if underAny(real, systemDirs) || underAny(real, []string{"/etc", "/proc", "/dev", "/tmp", ws}) {
+			return
+		}
+		if r, ok := toolRoot(real, home); ok && !slices.Contains(roots, r) {
+			roots = append(roots, r)
+		}
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		add(d)
+	}
+	for _, prog := range []string{program, interpreter(program)} {
+		if prog == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(prog); err == nil {
+			add(filepath.Dir(real))
+		}
+	}
+	// drop folders inside another one shown, and sort parents first
+	slices.Sort(roots)
+	var out []string
+	for _, r := range roots {
+		if !underAny(r, out) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// interpreter returns the program a script's "#!" line names, or "".
+func interpreter(program string) string {
+	f, err := os.Open(program)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	line, ok := bytes.CutPrefix(head[:n], []byte("#!"))
+	if !ok {
+		return ""
+	}
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
+}
+
+// bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
+// read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
+// directory, and the info and block descriptors (3 and 4).
+func bwrapArgs(b *sandbox, s startSpec, program string) []string {
+	args := bwrapBase()
+	var pathEnv string
+	for _, kv := range s.env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	for _, r := range toolBinds(pathEnv, program, b.ws) {
+		args = append(args, "--ro-bind", r, r)
+		for _, name := range maskedNames {
+			if p := filepath.Join(r, name); fileExists(p) {
+				args = append(args, "--ro-bind", "/dev/null", p)
+			}
+		}
+	}
+	args = append(args,
+		"--dir", b.home,
+		"--bind", b.goCache, b.goCache,
+		"--bind", b.ws, b.ws,
+		"--chdir", s.cwd,
+		"--info-fd", "3", "--block-fd", "4",
+		"--", program)
+	return append(args, s.args...)
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// bwrapInfo is what bwrap writes on its info descriptor once the sandbox exists.
+type bwrapInfo struct {
+	ChildPID     int    `json:"child-pid"`
+	PIDNamespace uint64 `json:"pid-namespace"`
+}
+
+// startBwrap starts program in a bwrap sandbox. bwrap is told to wait (--block-fd) until the
+// grader has read the sandbox's init PID (--info-fd) and set its resource limits, which the
+// learner's program, forked from that init, then inherits.
+func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return err
+	}
+	defer blockW.Close()
+	cmd := exec.Command(b.iso.Tool, bwrapArgs(b, s, program)...)
+	// bwrap's own environment is the learner's: inside the sandbox it is PID 1, and its
+	// /proc/1/environ is readable there
+	cmd.Env = s.env
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{infoW, blockR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.wire(cmd, s); err != nil {
+		infoW.Close()
+		blockR.Close()
+		return err
+	}
+	err = cmd.Start()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return startError(s.command, err)
+	}
+	var info bwrapInfo
+	raw, _ := io.ReadAll(io.LimitReader(infoR, 64<<10))
+	if json.Unmarshal(raw, &info) != nil || info.ChildPID <= 0 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		return fmt.Errorf("cannot start %q: the sandbox (bwrap) did not start: %s", s.command, strings.TrimSpace(p.stderr.since(0, 1024)))
+	}
+	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
+	setLimits(info.ChildPID, s.limits, 0)
+	blockW.Write([]byte{1})
+	return nil
+}
+
+var dumpableOnce sync.Once
+
+// startPlain starts program without namespaces: in its own process group, killed with SIGKILL
+// if the grader dies (PDEATHSIG), with the run's limits and marker set just after it starts.
+// The grader makes itself non-dumpable first, so learner code cannot read its environment
+// from /proc/<pid>/environ.
+func startPlain(b *sandbox, s startSpec, program string, p *process) error {
+	dumpableOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) })
+	cmd := exec.Command(program, s.args...)
+	cmd.Args[0] = s.command
+	cmd.Dir = s.cwd
+	cmd.Env = s.env
+	// Pdeathsig fires when the OS thread that started the child ends; the Go runtime does not
+	// end threads it has not locked, so that is when the grader's process ends
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := p.wire(cmd, s); err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return startError(s.command, err)
+	}
+	var marker uint64
+	if b != nil {
+		marker = b.marker
+	}
+	setLimits(cmd.Process.Pid, s.limits, marker)
+	return nil
+}
+
+// Resource limits of every learner process (docs/grading.md#memory-limit).
+const (
+	// cpuLimit is RLIMIT_CPU in seconds: far above what a run's deadlines allow one process.
+	cpuLimit = 600
+	// fileLimit is RLIMIT_FSIZE: the largest file a learner process may write, 1 GiB.
+	fileLimit = 1 << 30
+)
+
+// setLimits applies a learner process's resource limits with prlimit: RLIMIT_DATA when
+// limits.data is set, no core files, RLIMIT_FSIZE and RLIMIT_CPU, and the run's marker as
+// RLIMIT_MSGQUEUE when marker is not 0. Processes it starts later inherit them.
+func setLimits(pid int, limits procLimits, marker uint64) {
+	set := func(res int, v uint64) {
+		lim := unix.Rlimit{Cur: v, Max: v}
+		_ = unix.Prlimit(pid, res, &lim, nil)
+	}
+	if limits.data > 0 {
+		set(unix.RLIMIT_DATA, limits.data)
+	}
+	set(unix.RLIMIT_CORE, 0)
+	set(unix.RLIMIT_FSIZE, fileLimit)
+	set(unix.RLIMIT_CPU, cpuLimit)
+	if marker != 0 {
+		set(unix.RLIMIT_MSGQUEUE, marker)
+	}
+}
+
+// runMarker is the RLIMIT_MSGQUEUE value marking run seq's processes: below the grader's own
+// hard limit (a process cannot raise it), different for each run of this process, and left
+// alone by programs that do not use POSIX message queues.
+func runMarker(seq uint64) uint64 {
+	var own unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_MSGQUEUE, &own) != nil {
+		return 0
+	}
+	top := own.Max
+	if top == unix.RLIM_INFINITY || top > 1<<30 {
+		top = 1 << 30
+	}
+	off := 1 + seq%(1<<16)
+	if top <= off {
+		return 0
+	}
+	return top - off
+}
+
+// msgqueueLimit reads the hard RLIMIT_MSGQUEUE of pid from /proc/<pid>/limits, or 0.
+func msgqueueLimit(pid int) uint64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "limits"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Max msgqueue size"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 2 {
+				v, _ := strconv.ParseUint(f[1], 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+// signalNamespace sends sig to every process in the PID namespace ns but its init.
+func signalNamespace(ns uint64, init int, sig syscall.Signal) {
+	want := fmt.Sprintf("pid:[%d]", ns)
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == init {
+			continue
+		}
+		if link, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns", "pid")); err == nil && link == want {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}

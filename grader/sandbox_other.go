@@ -1,0 +1,47 @@
+//go:build !linux
+
+package grader
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+// howToIsolate says where isolation is available: bwrap is Linux-only.
+func howToIsolate() string {
+	return "isolation needs Linux with bubblewrap (bwrap)"
+}
+
+// detectIsolation: there is no bwrap outside Linux.
+func detectIsolation() Isolation {
+	return Isolation{Kind: IsolationNone, Reason: "bubblewrap is Linux-only"}
+}
+
+// startBwrap is never called outside Linux (DetectIsolation never reports bwrap).
+func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
+	return errors.New("bwrap is Linux-only")
+}
+
+// startPlain starts program in its own process group; macOS has no PDEATHSIG, no prlimit of
+// another process and no /proc (docs/grading.md#not-isolated).
+func startPlain(b *sandbox, s startSpec, program string, p *process) error {
+	cmd := exec.Command(program, s.args...)
+	cmd.Args[0] = s.command
+	cmd.Dir = s.cwd
+	cmd.Env = s.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.wire(cmd, s); err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return startError(s.command, err)
+	}
+	return nil
+}
+
+// signalNamespace is Linux-only.
+func signalNamespace(ns uint64, init int, sig syscall.Signal) {}
+
+// runMarker is Linux-only: there is no /proc to find a marker in.
+func runMarker(seq uint64) uint64 { return 0 }

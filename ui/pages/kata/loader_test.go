@@ -1,0 +1,69 @@
+package kata
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
+	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/markdown"
+)
+
+// TestLeftLayerIsNotRendered: once another layer is asked for, the request for the layer left
+// renders nothing and gives no message; the latest request renders its layer.
+func TestLeftLayerIsNotRendered(t *testing.T) {
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLoader(lib)
+	p := lib.Packets()[0]
+	left := l.Load(p.ID, "knowledge", common.RenderKey{Doc: p.ID + "/knowledge", Width: 70, Style: markdown.StyleASCII})
+	latest := l.Load(p.ID, "examples", common.RenderKey{Doc: p.ID + "/examples", Width: 70, Style: markdown.StyleASCII})
+	if msg := left(); msg != nil {
+		t.Errorf("the layer left gave %#v", msg)
+	}
+	msg, ok := latest().(common.RenderedMsg)
+	if !ok || msg.Err != nil || msg.Out == "" || msg.Key.Doc != p.ID+"/examples" {
+		t.Errorf("the latest layer gave %#v", msg)
+	}
+	if !l.Resident(p.ID, "examples") {
+		t.Error("the latest layer is not resident")
+	}
+}
+
+// TestHostileLayerGivesAnError: a layer nested past the bounds comes back at once as an error
+// naming its file and line, which the page shows in place of the layer, instead of a render
+// that runs for minutes and grows without bound.
+func TestHostileLayerGivesAnError(t *testing.T) {
+	root := t.TempDir()
+	err := fs.WalkDir(packets.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := fs.ReadFile(packets.FS, p)
+		dst := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddDir(root); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "mcp-structured-errors", "knowledge", "01-mental-model.md"), []byte("# Deep\n\n"+strings.Repeat(">", 100)+" x\n"), 0o644)
+	k := common.RenderKey{Doc: "mcp-structured-errors/knowledge", Width: 80, Style: markdown.StyleASCII}
+	msg, ok := NewLoader(lib).Load("mcp-structured-errors", "knowledge", k)().(common.RenderedMsg)
+	if !ok || msg.Err == nil || !strings.Contains(msg.Err.Error(), "01-mental-model.md:3: the line starts with 100 block-quote or list markers") {
+		t.Errorf("a nested layer gave %#v", msg)
+	}
+}
