@@ -31,7 +31,9 @@ func RenderMarkdown(k RenderKey, md string) tea.Cmd {
 }
 
 // Rendered renders md for k: the message a rendering command answers with.
-func Rendered(k RenderKey, md string) RenderedMsg { return RenderedContext(context.Background(), k, md) }
+func Rendered(k RenderKey, md string) RenderedMsg {
+	return RenderedContext(context.Background(), k, md)
+}
 
 // RenderedContext is Rendered that renders nothing once ctx has ended (its error is the
 // message's).
