@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 	"testing/fstest"
 
@@ -82,6 +83,33 @@ func TestLazyPackets(t *testing.T) {
 	}
 	if _, ok := lib2.Get("mcp-structured-errors"); ok {
 		t.Error("the broken packet loaded")
+	}
+
+	// A folder of one's own is parsed whole when added, whatever index it carries (anyone can
+	// write one): its problems are reported at once.
+	dir := t.TempDir()
+	for name, f := range fsys {
+		if name == "mcp-structured-errors/exam.md" {
+			continue // the original exam.md: the index vouches for every file
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig, _ := fs.ReadFile(packets.FS, "mcp-structured-errors/exam.md")
+	os.WriteFile(filepath.Join(dir, "mcp-structured-errors", "exam.md"), orig, 0o644)
+	lib3, err := Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib3.AddDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range lib3.entries {
+		if e.id == "mcp-structured-errors" && (e.lazy != nil || e.packet.Source != dir) {
+			t.Errorf("%s from a folder was added unparsed on the word of its index", e.id)
+		}
 	}
 }
 

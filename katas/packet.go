@@ -77,11 +77,12 @@ func (p *Packet) TrapCount() int {
 // layer. It is safe for concurrent use.
 //
 // A packet is parsed (exam.md, traps.md, task.md, fixtures/) when it is added, so that its
-// problems are reported then, unless its file system's index (IndexFile) vouches for exactly
-// its files: such a packet validated when the index was written, and only its manifest is read
-// at start; the rest is parsed on first use (Get, Packets), and its counts come from the index
-// (Entries). The embedded packets load that way, which keeps the app's start and kata list
-// from parsing every packet.
+// problems are reported then, unless it comes through Add (a file system the program provides)
+// and that file system's index (IndexFile) vouches for exactly its files: such a packet
+// validated when the index was written, and only its manifest is read at start; the rest is
+// parsed on first use (Get, Packets), and its counts come from the index (Entries). The
+// embedded packets load that way, which keeps the app's start and kata list from parsing every
+// packet; a folder added with AddDir is always parsed whole.
 type Library struct {
 	entries []*entry // by id
 	// shims are the built-in protocol shims: those of the first file system added that has a
@@ -152,7 +153,8 @@ func Discover(fsys fs.FS, source string) (*Library, error) {
 // Add loads the packets of another file system; a packet whose id is already present replaces
 // it (later sources override earlier ones). A packet with problems is skipped and the others
 // still load; the error, when not nil, is Problems naming every problem's file and line, or a
-// plain error when fsys cannot be read.
+// plain error when fsys cannot be read. A packet fsys's index vouches for is read by its
+// manifest now and parsed on first use (see Library).
 func (l *Library) Add(fsys fs.FS, source string) error {
 	names, err := packetFolders(fsys)
 	if err != nil {
@@ -161,7 +163,7 @@ func (l *Library) Add(fsys fs.FS, source string) error {
 	if l.shims == nil {
 		l.shims = ShimsOf(fsys)
 	}
-	return l.addPackets(fsys, source, "", names)
+	return l.addPackets(fsys, source, "", names, true)
 }
 
 // AddDir loads the packets of an OS folder, labelled with dir as their Source. dir is either a
@@ -174,12 +176,19 @@ func (l *Library) AddDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	return l.addPackets(fsys, dir, root, names)
+	return l.addPackets(fsys, dir, root, names, false)
 }
 
-func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) error {
+// addPackets loads the packet folders names of fsys; with useIndex (a file system the program
+// itself provides, such as the embedded packets) its index may vouch for packets, which then
+// load by their manifests alone. A folder of packets from anyone is parsed whole whatever
+// index it holds, so its problems are reported when it is added.
+func (l *Library) addPackets(fsys fs.FS, source, root string, names []string, useIndex bool) error {
 	var ps Problems
-	index := readIndex(fsys)
+	var index map[string]indexEntry
+	if useIndex {
+		index = readIndex(fsys)
+	}
 	for _, name := range names {
 		if lp := l.vouched(fsys, source, name, index); lp != nil {
 			l.put(&entry{id: lp.manifest.ID, lazy: lp})
