@@ -56,10 +56,16 @@ func SplitTwin(name string) (english, locale string, ok bool) {
 //     in order, in agents/ the same front-matter name and tools.
 //
 // Each difference is a problem at the twin's file and line whose message names the English
-// file and line; problems parsing either file are reported as the parsers name them. Problems
-// are sorted by file and line.
+// file and line; problems parsing the twin are reported as the parsers name them. An English
+// file that has problems of its own is not compared with (its problems are CheckPacket's to
+// report): then only the twin's own problems are. Problems are sorted by file and line.
 func CheckTwin(english string, enSrc []byte, twin string, twSrc []byte) Problems {
 	var ps Problems
+	// A broken English file is reported where the packet is checked; comparing a twin with it
+	// would only restate that problem once per locale, so the twin waits until it parses.
+	if enProblems := CheckTwinSource(english, enSrc); len(enProblems) > 0 {
+		return CheckTwinSource(twin, twSrc)
+	}
 	switch {
 	case slices.Contains(LayerNames, path.Base(path.Dir(english))):
 		checkLayerTwin(english, enSrc, twin, twSrc, &ps)
@@ -74,6 +80,31 @@ func CheckTwin(english string, enSrc []byte, twin string, twSrc []byte) Problems
 	}
 	sortProblems(ps)
 	return ps
+}
+
+// CheckTwinSource parses one packet file (exam.md, traps.md, task.md, a prompt, or any other
+// layer file, which has no structure to parse) as the loader would and returns its problems,
+// named at file. It is how CheckTwin tells a broken English file from a twin that differs.
+func CheckTwinSource(file string, src []byte) Problems {
+	var ps Problems
+	switch {
+	case path.Base(path.Dir(file)) == "prompts":
+		_, err := ParsePrompt(file, string(src))
+		ps.addErr(file, err)
+	case path.Base(file) == "exam.md" || isTwinOf(file, "exam.md"):
+		parseExam(file, src, &ps)
+	case path.Base(file) == "traps.md" || isTwinOf(file, "traps.md"):
+		parseTraps(file, src, &ps)
+	case path.Base(file) == "task.md" || isTwinOf(file, "task.md"):
+		parseTask(file, src, &ps)
+	}
+	return ps
+}
+
+// isTwinOf reports whether file's base name is a locale twin of the English name base.
+func isTwinOf(file, base string) bool {
+	en, _, ok := SplitTwin(path.Base(file))
+	return ok && en == base
 }
 
 // CheckTwins finds every locale twin of the packet in folder dir of fsys (beside exam.md,
