@@ -12,19 +12,31 @@ import (
 	"github.com/kata-mcp/kata/ui"
 )
 
-// loadLibraryFor loads the packets and checks that every id names one of them; an unknown id
-// is an error naming it and the known ones.
-func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, error) {
-	lib, err := loadLibrary(cmd)
+// loadLibraryFor loads the packets (its warnings for the terminal UI to show, see
+// warningLines) and checks that every id names one of them; an unknown id is an error naming it
+// and the known ones.
+func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, []string, error) {
+	var warnings strings.Builder
+	lib, err := loadLibraryTo(cmd, &warnings)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, id := range ids {
 		if _, ok := lib.Get(id); !ok {
-			return nil, fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
+			return nil, nil, fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
 		}
 	}
-	return lib, nil
+	return lib, warningLines(warnings.String()), nil
+}
+
+// loadLibraryNamed is loadLibraryFor for a command without a full-screen UI: the warnings go to
+// stderr at once, one a line, as loadLibrary prints them.
+func loadLibraryNamed(cmd *cobra.Command, ids []string) (*katas.Library, error) {
+	lib, warnings, err := loadLibraryFor(cmd, ids)
+	for _, w := range warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kata: warning: "+w)
+	}
+	return lib, err
 }
 
 func newExamCmd() *cobra.Command {
@@ -45,7 +57,7 @@ func newExamCmd() *cobra.Command {
 			"A full-length mock: kata exam --items 60 --time 120m",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(cmd, args)
+			lib, skipped, err := loadLibraryFor(cmd, args)
 			if err != nil {
 				return err
 			}
@@ -66,7 +78,7 @@ func newExamCmd() *cobra.Command {
 			case limit < 0:
 				return fmt.Errorf("--time %s: want a positive duration, or 0 for untimed", limit)
 			}
-			opts := ui.Options{Start: ui.StartExam, Seed: seed, Exam: ui.ExamOptions{Katas: args, Items: items, Time: t, Scale: scale}}
+			opts := ui.Options{Start: ui.StartExam, Seed: seed, Exam: ui.ExamOptions{Katas: args, Items: items, Time: t, Scale: scale}, Skipped: skipped}
 			return runTUIWith(lib, opts, theme)
 		},
 	}

@@ -47,7 +47,7 @@ func newExportGradescopeCmd() *cobra.Command {
 			"a Linux amd64 build) or --binary's.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(cmd, args[:1])
+			lib, err := loadLibraryNamed(cmd, args[:1])
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ func newExportClassroomCmd() *cobra.Command {
 			"to GitHub Classroom's autograding reporter. Push DIR as the assignment's template repository.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(cmd, args[:1])
+			lib, err := loadLibraryNamed(cmd, args[:1])
 			if err != nil {
 				return err
 			}

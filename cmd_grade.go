@@ -38,7 +38,7 @@ func newGradeCmd() *cobra.Command {
 			if kata != "" {
 				assignment = []string{kata}
 			}
-			lib, err := loadLibraryFor(cmd, assignment)
+			lib, err := loadLibraryNamed(cmd, assignment)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,10 @@ func newGradeCmd() *cobra.Command {
 			}
 			rec := &gradeRecorder{errw: errw} // saves each run to the progress store; never fails grading
 			defer rec.close()
-			gradeOnce := func() (*grader.Report, error) {
+			// gradeOnce grades and writes the report; after an earlier grading (prev, in
+			// --watch) the text says only what changed and the first failure. With --kata, a
+			// workspace of another kata gets a report that says so instead of a grading.
+			gradeOnce := func(prev *grader.Report) (*grader.Report, error) {
 				var rep *grader.Report
 				if kata != "" {
 					rep = class.CheckKata(dir, kata, opts.Seed)
@@ -90,10 +93,14 @@ func newGradeCmd() *cobra.Command {
 				if p, ok := lib.Get(rep.Kata); ok {
 					to.Steps = grader.StepTitles(p)
 				}
-				grader.WriteText(out, rep, to)
+				if prev != nil {
+					grader.WriteChanges(out, prev, rep, to)
+				} else {
+					grader.WriteText(out, rep, to)
+				}
 				return rep, nil
 			}
-			rep, err := gradeOnce()
+			rep, err := gradeOnce(nil)
 			if err != nil {
 				return err
 			}
@@ -101,7 +108,7 @@ func newGradeCmd() *cobra.Command {
 				fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
 				werr := grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
 					fmt.Fprintln(errw, "\n── a file changed · grading… ──")
-					if r, err := gradeOnce(); err == nil {
+					if r, err := gradeOnce(rep); err == nil {
 						rep = r
 					}
 					fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)

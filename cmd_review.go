@@ -16,11 +16,11 @@ func newReviewCmd() *cobra.Command {
 			"card (FSRS): wrong → again, right → good, right within 15 s → easy.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibraryFor(cmd, args)
+			lib, skipped, err := loadLibraryFor(cmd, args)
 			if err != nil {
 				return err
 			}
-			return runTUIWith(lib, ui.Options{Start: ui.StartReview, Exam: ui.ExamOptions{Katas: args}}, theme)
+			return runTUIWith(lib, ui.Options{Start: ui.StartReview, Exam: ui.ExamOptions{Katas: args}, Skipped: skipped}, theme)
 		},
 	}
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG)")

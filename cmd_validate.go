@@ -139,7 +139,7 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 			p.ID, status, p.Source, katas.Count(len(p.Items), "item", "items"), katas.Count(len(p.Traps), "trap table", "trap tables"), katas.Count(p.TrapCount(), "trap", "traps"),
 			katas.Count(len(p.Task.Steps), "task step", "task steps"), katas.Count(p.FixtureCount(), "fixture", "fixtures")+warnNote(len(v.Warnings)))
 		for _, s := range v.Seeds {
-			line := fmt.Sprintf("%-24s coverage of %s: %d facts on %d seed lines", "", s.Seed, s.Facts, len(s.Lines))
+			line := fmt.Sprintf("%-24s seed %s: %d facts on %d of its lines", "", seedName(s), s.Facts, len(s.Lines))
 			if seeds && s.TextLines > 0 {
 				line += fmt.Sprintf(" (of %d non-blank; not cited: %s)", s.TextLines, intList(s.Uncited))
 			}
@@ -162,6 +162,15 @@ func warnNote(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" · %d item-writing warning(s)", n)
+}
+
+// seedName names a seed for the summary: its title and file, or its file when coverage.md gives
+// it no title.
+func seedName(s katas.SeedCoverage) string {
+	if s.Title == "" {
+		return s.Seed
+	}
+	return fmt.Sprintf("“%s” (%s)", s.Title, s.Seed)
 }
 
 func intList(ns []int) string {

@@ -81,10 +81,15 @@ func TestValidateShippedPackets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"mcp-structured-errors    ok · embedded", "mcp-error-responses      ok", "mcp-engineering          ok", "3 packet(s), no problem"} {
+	for _, want := range []string{"mcp-structured-errors    ok · embedded", "mcp-error-responses      ok", "mcp-engineering          ok", "3 packet(s), no problem",
+		// issue 16: a seed is named by its title, not only by its file name
+		"seed “Kata 06, structured errors in MCP (Spanish)” (000_70b56512b6964d06.txt): "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "coverage of 000_") {
+		t.Errorf("a seed is named by its file alone:\n%s", out)
 	}
 }
 

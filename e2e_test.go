@@ -112,8 +112,9 @@ func TestEndToEndInTmux(t *testing.T) {
 	if strings.Contains(scr, "The mental model") {
 		t.Errorf("the knowledge layer is still on screen after switching to examples:\n%s", scr)
 	}
-	s.send("se-01", "x") // the quiz
-	scr = s.send("correct", "a")
+	s.send("se-01", "x")             // the quiz
+	s.send("(x) a)", "a")            // a letter marks an option …
+	scr = s.send("correct", "Enter") // … and enter answers
 	if !strings.Contains(scr, "orrect") {
 		t.Errorf("answering showed no verdict:\n%s", scr)
 	}
@@ -211,7 +212,8 @@ func TestPracticeInTmux(t *testing.T) {
 	// A trap drill from the first kata's screen.
 	s.send("1 knowledge", "Enter")
 	s.sendAll([]string{"Trap 1 of", "Which pattern avoids this trap?"}, "d")
-	s.sendAll([]string{"Why it fails:", "[key]"}, "a")
+	s.send("(x) a)", "a")
+	s.sendAll([]string{"Why it fails:", "[key]"}, "Enter")
 	s.send("Trap 2 of", "n")
 
 	// A prompt copied through OSC 52 lands in tmux's paste buffer (set-clipboard on).

@@ -52,7 +52,12 @@ const packetsFlag = "packets"
 // warning on stderr naming every problem's file:line, and the others still load. A --packets
 // folder that does not exist is an error; a $KATA_PATH one is only a warning.
 func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
-	warn := cmd.ErrOrStderr()
+	return loadLibraryTo(cmd, cmd.ErrOrStderr())
+}
+
+// loadLibraryTo is loadLibrary writing its warnings to warn: the terminal UI takes them onto
+// its own screen, where stderr would be hidden behind it.
+func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
 		warnSkipped(warn, "embedded", err)
@@ -85,6 +90,18 @@ func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
 	return lib, nil
 }
 
+// warningLines turns loadLibrary's warnings into the lines the terminal UI shows: each warning
+// and problem on its own, without the "kata: warning: " prefix.
+func warningLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "kata: warning: ")); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // warnSkipped tells that packets from where were skipped, and why.
 func warnSkipped(w io.Writer, where string, err error) {
 	var ps katas.Problems
@@ -113,12 +130,13 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary(cmd)
+			var warnings strings.Builder
+			lib, err := loadLibraryTo(cmd, &warnings)
 			if err != nil {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(lib, ui.Options{}, theme)
+			return runTUIWith(lib, ui.Options{Skipped: warningLines(warnings.String())}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
@@ -161,11 +179,12 @@ func newListCmd() *cobra.Command {
 				return err
 			}
 			var rows []packetSummary
-			for _, p := range lib.Packets() {
+			for _, p := range lib.Entries() { // manifests and counts: no packet is parsed
+				c := p.Counts
 				rows = append(rows, packetSummary{
 					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
-					Layers: p.Layers, Items: len(p.Items), Traps: p.TrapCount(), TrapTables: len(p.Traps), TaskSteps: len(p.Task.Steps),
-					Fixtures: p.FixtureCount(), Graded: p.Graded, Languages: p.Languages,
+					Layers: p.Layers, Items: c.Items, Traps: c.Traps, TrapTables: c.TrapTables, TaskSteps: c.TaskSteps,
+					Fixtures: c.Fixtures, Graded: p.Graded, Languages: p.Languages,
 				})
 			}
 			out := cmd.OutOrStdout()

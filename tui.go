@@ -65,7 +65,8 @@ func openStore() (*progress.Store, string) {
 }
 
 // showRendered prints Markdown rendered for a terminal of the current width (glamour, dark
-// style; notty when NO_COLOR is set). It never queries the terminal's colours.
+// style; notty when NO_COLOR is set), prose at the reading width and code lines whole (never
+// wrapped or cut, for copying). It never queries the terminal's colours.
 func showRendered(w io.Writer, md string) error {
 	width := 100
 	if f, ok := w.(*os.File); ok {
@@ -77,10 +78,10 @@ func showRendered(w io.Writer, md string) error {
 	if err != nil {
 		style = markdown.StyleDark
 	}
-	out, err := markdown.Render(md, width, markdown.StyleFor(ui.NoColor(os.Getenv), style != markdown.StyleLight))
+	d, err := markdown.RenderDoc(md, width, markdown.StyleFor(ui.NoColor(os.Getenv), style != markdown.StyleLight))
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, out)
+	_, err = io.WriteString(w, d.String(0)+"\n") // code lines whole: the terminal shows them as it will
 	return err
 }

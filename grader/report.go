@@ -192,37 +192,50 @@ func (r *run) record(t TestResult) {
 	r.rep.Tests = append(r.rep.Tests, t)
 }
 
-// sortTests puts the report's tests in the run's fixed order — config rules, tools/list, the
-// server fixtures, the stdout check, the client scenarios, each in file order — whatever order
-// the concurrent phases finished them in.
-func (r *run) sortTests() {
+// TestOrder lists the ids of the tests a run of p reports, in the run's fixed order: config
+// rules, tools/list, the server fixtures, the stdout check, the client scenarios, each in file
+// order. A report's tests are in this order (docs/grading.md#json-report); a screen showing
+// results as they come sorts them by it, so a finished test never moves another.
+func TestOrder(p *katas.Packet) []string {
 	var ids []string
-	if r.packet.ConfigRules != nil {
-		for _, c := range r.packet.ConfigRules.Rules {
+	if p.ConfigRules != nil {
+		for _, c := range p.ConfigRules.Rules {
 			ids = append(ids, c.ID)
 		}
 	}
 	ids = append(ids, "tools-list")
-	if set := r.packet.Fixtures["server"]; set != nil {
+	if set := p.Fixtures["server"]; set != nil {
 		for _, f := range set.Fixtures {
 			ids = append(ids, f.ID)
 		}
 	}
 	ids = append(ids, "stdout-protocol-only")
-	if r.packet.Scenarios != nil {
-		for _, s := range r.packet.Scenarios.Scenarios {
+	if p.Scenarios != nil {
+		for _, s := range p.Scenarios.Scenarios {
 			ids = append(ids, s.ID)
 		}
 	}
+	return ids
+}
+
+// SortTests sorts tests stably by order (TestOrder), tests not in it last.
+func SortTests(tests []TestResult, order []string) {
 	pos := func(id string) int {
-		if i := slices.Index(ids, id); i >= 0 {
+		if i := slices.Index(order, id); i >= 0 {
 			return i
 		}
-		return len(ids)
+		return len(order)
 	}
+	slices.SortStableFunc(tests, func(a, b TestResult) int { return pos(a.ID) - pos(b.ID) })
+}
+
+// sortTests puts the report's tests in the run's fixed order (TestOrder), whatever order the
+// concurrent phases finished them in.
+func (r *run) sortTests() {
+	order := TestOrder(r.packet)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	slices.SortStableFunc(r.rep.Tests, func(a, b TestResult) int { return pos(a.ID) - pos(b.ID) })
+	SortTests(r.rep.Tests, order)
 }
 
 // report ends the run: the status from the tests (pass when all passed) and the duration.

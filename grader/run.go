@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -222,8 +224,13 @@ func clientExample(lang string) string {
 // prepare reads the workspace, checks the graded parts, starts the Orders API and expands the
 // server's configuration. Every error is a *SubmissionError.
 func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return submissionErr(dir, 0, "not a workspace folder (create one with `kata init KATA DIR`)")
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return submissionErr(dir, 0, "the folder does not exist (create a workspace there with `kata init KATA DIR`)")
+	case err != nil:
+		return submissionErr(dir, 0, "cannot read the folder: %v", err)
+	case !st.IsDir():
+		return submissionErr(dir, 0, "a file, not a workspace folder (create one with `kata init KATA DIR`)")
 	}
 	kc, err := LoadKataConfig(dir)
 	if err != nil {

@@ -22,50 +22,59 @@ type TextOptions struct {
 	Steps map[int]string
 	// Color adds ANSI colour to PASS/FAIL marks.
 	Color bool
-	// Verbose shows the learner process's stderr (server or client) under each test that did
-	// not pass, or says that it wrote none.
+	// Verbose shows every failure in full (not only the first) and the learner process's
+	// stderr (server or client) under the failed tests, each distinct stderr once.
 	Verbose bool
 }
 
-// WriteText writes the readable report: tests grouped by task step, each failure with its
-// rule, the call sent, what came back and what was expected; then a summary line and the seed.
+// WriteText writes the readable report (docs/grading.md#text-report): the header, the summary
+// line, the first failure in full, then the tests grouped by task step, each failure with the
+// first line of its message (with Verbose: in full, with the learner's stderr).
 func WriteText(w io.Writer, r *Report, o TextOptions) {
-	mark := func(status string) string {
-		s := map[string]string{StatusPass: "PASS", StatusFail: "FAIL", StatusError: "ERROR"}[status]
-		if !o.Color {
-			return s
-		}
-		c := map[string]string{StatusPass: "32", StatusFail: "31", StatusError: "33"}[status]
-		return "\x1b[" + c + "m" + s + "\x1b[0m"
-	}
+	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}}
 	fmt.Fprintln(w, header(r))
 	if r.Status == StatusError {
-		fmt.Fprintf(w, "\n%s  the submission could not be graded:\n%s\n", mark(StatusError), indent(r.Message, "  "))
-		fmt.Fprintf(w, "\nseed %d · %d ms\n", r.Seed, r.DurationMS)
+		fmt.Fprintf(w, "\n%s  the submission could not be graded:\n%s\n", tw.mark(StatusError), indent(r.Message, "  "))
+		if len(r.Tests) > 0 { // something ran: its seed repeats it
+			fmt.Fprintf(w, "\nseed %d · %d ms\n", r.Seed, r.DurationMS)
+		}
 		return
 	}
+	fmt.Fprintln(w, Summary(r))
+	first := FirstFailure(r)
+	if first != nil && !o.Verbose {
+		fmt.Fprintf(w, "\nFirst failure · %s\n", tw.stepName(first.TaskID))
+		tw.full(*first)
+	}
 	for _, step := range sortedSteps(r.Tests) {
-		title := o.Steps[step]
-		fmt.Fprintf(w, "\nStep %d", step)
-		if title != "" {
-			fmt.Fprintf(w, " · %s", title)
+		pass, total := 0, 0
+		for _, t := range r.Tests {
+			if t.TaskID == step {
+				total++
+				if t.Status == StatusPass {
+					pass++
+				}
+			}
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n%s · %d of %d passed\n", tw.stepName(step), pass, total)
 		for _, t := range r.Tests {
 			if t.TaskID != step {
 				continue
 			}
-			fmt.Fprintf(w, "  %s  %s\n", mark(t.Status), t.Name)
-			if t.Status == StatusPass && t.Note != "" {
-				fmt.Fprintln(w, indent("note: "+t.Note, "        "))
-			}
-			if t.Status != StatusPass {
-				if t.Rule != "" {
-					fmt.Fprintf(w, "        rule: %s\n", t.Rule)
+			switch {
+			case t.Status == StatusPass:
+				fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
+				if t.Note != "" {
+					fmt.Fprintln(w, indent("note: "+t.Note, "        "))
 				}
-				fmt.Fprintln(w, indent(t.Message, "        "))
-				if o.Verbose {
-					writeStderr(w, t)
+			case o.Verbose:
+				tw.full(t)
+			case first != nil && t.ID == first.ID:
+				fmt.Fprintf(w, "  %s  %s\n        (the first failure, above)\n", tw.mark(t.Status), t.Name)
+			default:
+				fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
+				if line := firstLine(t.Message); line != "" {
+					fmt.Fprintln(w, "        "+line)
 				}
 			}
 		}
@@ -73,38 +82,132 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	if r.Message != "" {
 		fmt.Fprintf(w, "\n%s\n", r.Message) // e.g. the run was interrupted
 	}
-	if !o.Verbose && hiddenStderr(r) {
-		fmt.Fprintln(w, "\nRun with -v to see your server's or client's stderr under each failed test.")
+	if !o.Verbose && (hiddenStderr(r) || failures(r) > 1) {
+		fmt.Fprintln(w, "\nOnly the first failure is in full: kata grade -v shows every failure in full, with your server's and client's stderr.")
 	}
-	pass, fail, errored := r.Counts()
-	fmt.Fprintf(w, "\n%d passed, %d failed", pass, fail)
-	if errored > 0 {
-		fmt.Fprintf(w, ", %d errored", errored)
-	}
-	if r.MaxPoints > 0 {
-		fmt.Fprintf(w, " · %s/%s points (%.0f%%)", FormatPoints(r.Points), FormatPoints(r.MaxPoints), 100*r.Points/r.MaxPoints)
-	}
-	fmt.Fprintf(w, " · seed %d (repeat with --seed %d) · %d ms\n", r.Seed, r.Seed, r.DurationMS)
 }
 
-// writeStderr writes, under a test that did not pass, the stderr its process wrote during the
-// test; for a test that ran a process and got nothing, it says so, so that -v answers under
-// every failing test.
-func writeStderr(w io.Writer, t TestResult) {
-	label := "stderr"
-	if t.OutputOf != "" {
-		label = t.OutputOf + " stderr"
+// Summary is the report's summary line: "21 passed, 3 failed · seed 42 (repeat with --seed
+// 42) · 5310 ms", with ", N errored" when some tests errored.
+func Summary(r *Report) string {
+	pass, fail, errored := r.Counts()
+	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
+	if errored > 0 {
+		s += fmt.Sprintf(", %d errored", errored)
 	}
-	switch {
-	case strings.TrimSpace(t.Output) != "":
-		fmt.Fprintf(w, "        %s:\n%s\n", label, indent(strings.TrimRight(t.Output, "\n"), "          "))
-	case t.OutputOf != "":
-		fmt.Fprintf(w, "        %s: (nothing written during this test)\n", label)
+	if r.MaxPoints > 0 {
+		s += fmt.Sprintf(" · %s/%s points (%.0f%%)", FormatPoints(r.Points), FormatPoints(r.MaxPoints), 100*r.Points/r.MaxPoints)
 	}
+	return s + fmt.Sprintf(" · seed %d (repeat with --seed %d) · %d ms", r.Seed, r.Seed, r.DurationMS)
 }
 
 // FormatPoints writes points the short way: 24, 18.5, 3.33 (two decimals at most).
 func FormatPoints(v float64) string { return strconv.FormatFloat(round2(v), 'f', -1, 64) }
+
+// FirstFailure returns the first test that did not pass, in task-step order (the one to fix
+// first), or nil when every test passed.
+func FirstFailure(r *Report) *TestResult {
+	for _, step := range sortedSteps(r.Tests) {
+		for i, t := range r.Tests {
+			if t.TaskID == step && t.Status != StatusPass {
+				return &r.Tests[i]
+			}
+		}
+	}
+	return nil
+}
+
+// failures counts the tests that did not pass.
+func failures(r *Report) int {
+	_, fail, errored := r.Counts()
+	return fail + errored
+}
+
+// firstLine is the first non-blank line of a message: the problem it names first.
+func firstLine(msg string) string {
+	for _, l := range strings.Split(msg, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// textWriter writes the parts of a readable report; stderrOf remembers the stderr already
+// shown, and under which test, so that each distinct one is shown once.
+type textWriter struct {
+	w        io.Writer
+	o        TextOptions
+	stderrOf map[string]string
+}
+
+// mark is PASS, FAIL or ERROR, coloured when asked for.
+func (tw *textWriter) mark(status string) string {
+	s := map[string]string{StatusPass: "PASS", StatusFail: "FAIL", StatusError: "ERROR"}[status]
+	if !tw.o.Color {
+		return s
+	}
+	c := map[string]string{StatusPass: "32", StatusFail: "31", StatusError: "33"}[status]
+	return "\x1b[" + c + "m" + s + "\x1b[0m"
+}
+
+// stepName is "Step 2 · Map every backend failure to a category" ("Step 2" without a title).
+func (tw *textWriter) stepName(step int) string {
+	if title := tw.o.Steps[step]; title != "" {
+		return fmt.Sprintf("Step %d · %s", step, title)
+	}
+	return fmt.Sprintf("Step %d", step)
+}
+
+// full writes a failed test in full: its name, rule and message, and with Verbose the
+// learner's stderr during it, unless its message quotes that stderr already or an earlier
+// test showed the same.
+func (tw *textWriter) full(t TestResult) {
+	w := tw.w
+	fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
+	if t.Rule != "" {
+		fmt.Fprintf(w, "        rule: %s\n", t.Rule)
+	}
+	if strings.TrimSpace(t.Message) != "" {
+		fmt.Fprintln(w, indent(t.Message, "        "))
+	}
+	out := strings.TrimRight(t.Output, "\n")
+	if !tw.o.Verbose {
+		return
+	}
+	label := "stderr"
+	if t.OutputOf != "" {
+		label = t.OutputOf + " stderr"
+	}
+	if strings.TrimSpace(out) == "" {
+		// -v answers under every failing test: a process that wrote nothing is said to have.
+		if t.OutputOf != "" {
+			fmt.Fprintf(w, "        %s: (nothing written during this test)\n", label)
+		}
+		return
+	}
+	switch prev, seen := tw.stderrOf[out]; {
+	case quotesStderr(t.Message, out):
+		if !seen {
+			tw.stderrOf[out] = t.Name // the message shows its last lines; later tests refer to it
+		}
+	case seen:
+		fmt.Fprintf(w, "        %s: the same as under %q\n", label, prev)
+	default:
+		tw.stderrOf[out] = t.Name
+		fmt.Fprintf(w, "        %s:\n%s\n", label, indent(out, "          "))
+	}
+}
+
+// quotesStderr reports whether a failure message already shows the stderr: its last lines, as
+// the harness quotes a crashed process's, or a reference to another test's.
+func quotesStderr(msg, out string) bool {
+	if strings.Contains(msg, "the same last lines as under") {
+		return true
+	}
+	tail := lastLines(out, tailLines)
+	return tail != "" && strings.Contains(msg, indent(tail, "  "))
+}
 
 // hiddenStderr reports whether a test that did not pass has learner stderr that only the
 // verbose report shows.

@@ -151,6 +151,40 @@ func parseCoverageRow(file string, line int, cells []string, ps *Problems) Cover
 	return r
 }
 
+// seedTitles reads the titles coverage.md gives its seeds (docs/packets.md, "coverage.md"): a
+// list item before the table reading `FILE`: title names the seed FILE. A seed without one is
+// known by its file name.
+func seedTitles(src []byte) map[string]string {
+	titles := map[string]string{}
+	doc := parseMarkdown(src)
+	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
+		if _, ok := c.(*extast.Table); ok {
+			break
+		}
+		list, ok := c.(*ast.List)
+		if !ok {
+			continue
+		}
+		for it := list.FirstChild(); it != nil; it = it.NextSibling() {
+			block := it.FirstChild()
+			if block == nil {
+				continue
+			}
+			code, ok := block.FirstChild().(*ast.CodeSpan)
+			if !ok {
+				continue
+			}
+			file := plainText(code, src)
+			rest := strings.TrimPrefix(plainText(block, src), "`"+file+"`")
+			title, ok := strings.CutPrefix(strings.TrimSpace(rest), ":")
+			if title = strings.TrimSpace(title); ok && title != "" && file != "" {
+				titles[file] = title
+			}
+		}
+	}
+	return titles
+}
+
 // checkRefs reports every reference of rows that names no item, trap row or task step of p.
 func checkRefs(file string, rows []CoverageRow, p *Packet, ps *Problems) {
 	items := map[string]bool{}

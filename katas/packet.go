@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Packet is one kata packet: its manifest and the structure parsed from exam.md, traps.md,
@@ -75,14 +76,69 @@ func (p *Packet) TrapCount() int {
 
 // Library is the set of packets found in one or more file systems, and the single resident
 // layer. It is safe for concurrent use.
+//
+// A packet is parsed (exam.md, traps.md, task.md, fixtures/) when it is added, so that its
+// problems are reported then, unless it comes through Add (a file system the program provides)
+// and that file system's index (IndexFile) vouches for exactly its files: such a packet
+// validated when the index was written, and only its manifest is read at start; the rest is
+// parsed on first use (Get, Packets), and its counts come from the index (Entries). The
+// embedded packets load that way, which keeps the app's start and kata list from parsing every
+// packet; a folder added with AddDir is always parsed whole.
 type Library struct {
-	packets []*Packet
+	entries []*entry // by id
 	// shims are the built-in protocol shims: those of the first file system added that has a
 	// ShimsFolder (the embedded packets'), given to every packet, external ones too.
 	shims *Shims
 
 	mu       sync.Mutex
 	resident *Layer
+}
+
+// entry is one packet of the library: parsed, or known by its manifest until first use.
+type entry struct {
+	id string
+	// packet is the parsed packet; nil until parsed, and for a lazy packet that failed to
+	// parse (probs then says why).
+	packet *Packet
+	// lazy is the packet's state before it is parsed (nil once added parsed).
+	lazy *lazyPacket
+}
+
+// lazyPacket is what is known of a packet the index vouches for, before it is parsed.
+type lazyPacket struct {
+	fsys           fs.FS
+	dir, source    string
+	manifest       Manifest
+	counts         Counts
+	once           sync.Once
+	done           atomic.Bool // once has run
+	packet         *Packet
+	probs          Problems
+	addedWithShims *Shims
+}
+
+// parsed returns the entry's packet, parsing it on first use; nil when it has problems.
+func (e *entry) parsed() *Packet {
+	if e.lazy == nil {
+		return e.packet
+	}
+	lp := e.lazy
+	lp.once.Do(func() {
+		defer lp.done.Store(true)
+		p, probs := CheckPacket(lp.fsys, lp.dir, lp.source)
+		if p != nil {
+			file := path.Join(lp.dir, "packet.json")
+			src, _ := fs.ReadFile(lp.fsys, file)
+			checkShims(file, src, &p.Manifest, lp.addedWithShims, &probs)
+		}
+		if len(probs) > 0 {
+			lp.probs = probs
+			return
+		}
+		p.shims = lp.addedWithShims
+		lp.packet = p
+	})
+	return lp.packet
 }
 
 // Discover loads every packet folder (a top-level folder holding packet.json) of fsys.
@@ -98,7 +154,8 @@ func Discover(fsys fs.FS, source string) (*Library, error) {
 // Add loads the packets of another file system; a packet whose id is already present replaces
 // it (later sources override earlier ones). A packet with problems is skipped and the others
 // still load; the error, when not nil, is Problems naming every problem's file and line, or a
-// plain error when fsys cannot be read.
+// plain error when fsys cannot be read. A packet fsys's index vouches for is read by its
+// manifest now and parsed on first use (see Library).
 func (l *Library) Add(fsys fs.FS, source string) error {
 	names, err := packetFolders(fsys)
 	if err != nil {
@@ -107,7 +164,7 @@ func (l *Library) Add(fsys fs.FS, source string) error {
 	if l.shims == nil {
 		l.shims = ShimsOf(fsys)
 	}
-	return l.addPackets(fsys, source, "", names)
+	return l.addPackets(fsys, source, "", names, true)
 }
 
 // AddDir loads the packets of an OS folder, labelled with dir as their Source. dir is either a
@@ -120,12 +177,24 @@ func (l *Library) AddDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	return l.addPackets(fsys, dir, root, names)
+	return l.addPackets(fsys, dir, root, names, false)
 }
 
-func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) error {
+// addPackets loads the packet folders names of fsys; with useIndex (a file system the program
+// itself provides, such as the embedded packets) its index may vouch for packets, which then
+// load by their manifests alone. A folder of packets from anyone is parsed whole whatever
+// index it holds, so its problems are reported when it is added.
+func (l *Library) addPackets(fsys fs.FS, source, root string, names []string, useIndex bool) error {
 	var ps Problems
+	var index map[string]indexEntry
+	if useIndex {
+		index = readIndex(fsys)
+	}
 	for _, name := range names {
+		if lp := l.vouched(fsys, source, name, index); lp != nil {
+			l.put(&entry{id: lp.manifest.ID, lazy: lp})
+			continue
+		}
 		p, probs := CheckPacket(fsys, name, source)
 		if p != nil {
 			file := path.Join(name, "packet.json")
@@ -137,9 +206,32 @@ func (l *Library) addPackets(fsys fs.FS, source, root string, names []string) er
 			continue
 		}
 		p.shims = l.shims
-		l.put(p)
+		l.put(&entry{id: p.ID, packet: p})
 	}
 	return ps.Err()
+}
+
+// vouched returns the lazy entry of packet folder name when the index vouches for its files
+// (the same digest) and its manifest reads; nil means: parse it now.
+func (l *Library) vouched(fsys fs.FS, source, name string, index map[string]indexEntry) *lazyPacket {
+	ie, ok := index[name]
+	if !ok {
+		return nil
+	}
+	if d, err := PacketDigest(fsys, name); err != nil || d != ie.Digest {
+		return nil
+	}
+	file := path.Join(name, "packet.json")
+	src, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil
+	}
+	var probs Problems
+	m := parseManifest(file, src, &probs)
+	if m == nil || len(probs) > 0 || m.ID != name {
+		return nil
+	}
+	return &lazyPacket{fsys: fsys, dir: name, source: source, manifest: *m, counts: ie.Counts, addedWithShims: l.shims}
 }
 
 // OpenDir opens an OS folder of packets for reading: fsys is the folder holding the packets,
@@ -192,37 +284,93 @@ func packetFolders(fsys fs.FS) ([]string, error) {
 	return names, nil
 }
 
-func (l *Library) put(p *Packet) {
-	for i, q := range l.packets {
-		if q.ID == p.ID {
-			l.packets[i] = p
+// put adds e, replacing the entry with its id, and keeps the entries sorted by id. Only Add
+// and AddDir call it, before the library is shared.
+func (l *Library) put(e *entry) {
+	for i, q := range l.entries {
+		if q.id == e.id {
+			l.entries[i] = e
 			return
 		}
 	}
-	l.packets = append(l.packets, p)
-	sort.Slice(l.packets, func(i, j int) bool { return l.packets[i].ID < l.packets[j].ID })
+	l.entries = append(l.entries, e)
+	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].id < l.entries[j].id })
 }
 
-// Packets returns the packets sorted by id.
-func (l *Library) Packets() []*Packet { return l.packets }
+// Packets returns the packets sorted by id, parsing those not parsed yet (side by side); a
+// packet the index vouched for that fails to parse is left out (Problems says why).
+func (l *Library) Packets() []*Packet {
+	var wg sync.WaitGroup
+	for _, e := range l.entries {
+		if e.lazy != nil && !e.lazy.done.Load() {
+			wg.Go(func() { e.parsed() })
+		}
+	}
+	wg.Wait()
+	out := make([]*Packet, 0, len(l.entries))
+	for _, e := range l.entries {
+		if p := e.parsed(); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
-// Get returns the packet with the given id.
+// Get returns the packet with the given id, parsing it on first use.
 func (l *Library) Get(id string) (*Packet, bool) {
-	for _, p := range l.packets {
-		if p.ID == id {
-			return p, true
+	for _, e := range l.entries {
+		if e.id == id {
+			p := e.parsed()
+			return p, p != nil
 		}
 	}
 	return nil, false
 }
 
-// IDs lists the packet ids, for "unknown kata" messages.
+// IDs lists the packet ids, for "unknown kata" messages; it parses nothing.
 func (l *Library) IDs() []string {
-	ids := make([]string, len(l.packets))
-	for i, p := range l.packets {
-		ids[i] = p.ID
+	ids := make([]string, len(l.entries))
+	for i, e := range l.entries {
+		ids[i] = e.id
 	}
 	return ids
+}
+
+// Entry is a packet as the library lists it without parsing more than its manifest: the
+// manifest, where it came from, and its counts.
+type Entry struct {
+	Manifest
+	// Source says where the packet came from: "embedded" or a directory path.
+	Source string
+	Counts Counts
+}
+
+// Entries lists the packets sorted by id, as kata list and the app's catalog show them:
+// packets not parsed yet give their manifest and the counts their index gives, and are not
+// parsed.
+func (l *Library) Entries() []Entry {
+	out := make([]Entry, 0, len(l.entries))
+	for _, e := range l.entries {
+		if lp := e.lazy; lp != nil {
+			out = append(out, Entry{Manifest: lp.manifest, Source: lp.source, Counts: lp.counts})
+			continue
+		}
+		out = append(out, Entry{Manifest: e.packet.Manifest, Source: e.packet.Source, Counts: e.packet.Counts()})
+	}
+	return out
+}
+
+// Problems lists the problems of packets the index vouched for that then failed to parse
+// (none unless the index is stale in a way its digest missed); such packets are left out.
+func (l *Library) Problems() Problems {
+	var ps Problems
+	for _, e := range l.entries {
+		if e.lazy != nil {
+			e.parsed()
+			ps = append(ps, e.lazy.probs...)
+		}
+	}
+	return ps
 }
 
 // LoadPacket parses the packet in folder dir of fsys: packet.json, exam.md, traps.md, task.md

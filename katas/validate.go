@@ -61,6 +61,9 @@ type Validation struct {
 // SeedCoverage is the coverage map's size for one seed.
 type SeedCoverage struct {
 	Seed string
+	// Title is the seed's title as coverage.md gives it ("" when it gives none: the seed is
+	// known by its file name).
+	Title string
 	// Facts is the number of coverage rows citing the seed; Lines the distinct lines cited.
 	Facts int
 	Lines []int
@@ -257,8 +260,10 @@ func validateCoverage(fsys fs.FS, dir string, p *Packet, opts ValidateOptions, p
 			seeds[i].Lines = append(seeds[i].Lines, r.SeedLine)
 		}
 	}
+	titles := seedTitles(src)
 	for i := range seeds {
 		sort.Ints(seeds[i].Lines)
+		seeds[i].Title = titles[seeds[i].Seed]
 	}
 	if opts.SeedsDir == "" {
 		return rows, seeds

@@ -8,5 +8,5 @@ import "embed"
 // and the protocol shims the packets' workspaces share under shims/ (katas.ShimsFolder). The
 // all: prefix keeps dot-files such as a template's .mcp.json.
 //
-//go:embed all:mcp-structured-errors all:mcp-error-responses all:mcp-engineering all:shims
+//go:embed all:mcp-structured-errors all:mcp-error-responses all:mcp-engineering all:shims index.json
 var FS embed.FS

@@ -1,14 +1,17 @@
 package ui
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -17,7 +20,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // golden compares the plain-text frame with testdata/<name>.golden.
 func golden(t *testing.T, d *driver, name string) {
 	t.Helper()
-	got := d.view()
+	goldenText(t, d.view(), name)
+}
+
+// goldenText compares a frame's text with testdata/<name>.golden.
+func goldenText(t *testing.T, got, name string) {
+	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -36,12 +44,15 @@ func golden(t *testing.T, d *driver, name string) {
 	}
 }
 
-// TestGoldenScreens pins the main screens at 80×24 and 120×40: catalog (with progress), a
+// sizes are the terminal sizes every golden screen is pinned at.
+var sizes = [][2]int{{60, 20}, {80, 24}, {120, 40}}
+
+// TestGoldenScreens pins the main screens at 60×20, 80×24 and 120×40: catalog (with progress), a
 // layer, the quiz answered, the trap table, the task, the help overlay, a mock exam item, its
 // result and review, a trap drill answered and a review card.
 func TestGoldenScreens(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range sizes {
 		w, h := size[0], size[1]
 		sz := fmt.Sprintf("-%dx%d", w, h)
 		st := newMemStore()
@@ -51,7 +62,7 @@ func TestGoldenScreens(t *testing.T) {
 		golden(t, d, "catalog"+sz)
 		d.press("enter")
 		golden(t, d, "knowledge"+sz)
-		d.press("x", "a")
+		d.press("x", "a", "enter")
 		golden(t, d, "exam-answered"+sz)
 		d.press("esc", "t")
 		golden(t, d, "traps"+sz)
@@ -77,5 +88,39 @@ func TestGoldenScreens(t *testing.T) {
 		golden(t, d, "mock-review"+sz)
 		d.press("esc", "esc", "?")
 		golden(t, d, "help-catalog"+sz)
+	}
+}
+
+// TestGoldenCodeLayer pins a layer with code wider than the terminal: cut with a marker, then
+// scrolled sideways.
+func TestGoldenCodeLayer(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	lib := libWith(t, map[string]string{"templates/README.md": templatesWithCode})
+	for _, size := range sizes {
+		w, h := size[0], size[1]
+		sz := fmt.Sprintf("-%dx%d", w, h)
+		d := newDriverLib(t, lib, Options{}, w, h)
+		d.press("enter", "5")
+		golden(t, d, "code-layer"+sz)
+		d.press("L", "L", "L")
+		golden(t, d, "code-layer-scrolled"+sz)
+	}
+}
+
+// TestGoldenTaskGraded pins the task screen after a grade (the summary, the first failure in
+// focus, the steps with their results) and with a step open beside its tests.
+func TestGoldenTaskGraded(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+	for _, size := range sizes {
+		w, h := size[0], size[1]
+		sz := fmt.Sprintf("-%dx%d", w, h)
+		root := t.TempDir()
+		d := newDriver(t, Options{Grade: grade, Workspace: func(id string) string { return root + "/" + id }}, w, h)
+		d.press("enter", "w", "i", "g")
+		masked := func() string { return strings.ReplaceAll(d.view(), root, "/home/learner/ws") }
+		goldenText(t, masked(), "task-graded"+sz)
+		d.press("enter")
+		goldenText(t, masked(), "task-step"+sz)
 	}
 }

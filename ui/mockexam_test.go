@@ -120,7 +120,7 @@ func TestMockExamRunsToScaledScore(t *testing.T) {
 	d.press("esc")
 	d.mustSee("Scaled score 820")
 	d.press("esc")
-	d.mustSee("kata — MCP engineering katas", "best mock exam 820")
+	d.mustSee("kata — MCP engineering katas", "best mock exam 820 (raw 4/5)")
 }
 
 func TestMockExamResumeKeepsAnswers(t *testing.T) {
@@ -139,7 +139,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items from every kata, 10:00 to answer)")
+	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items in all, drawn across the 3 katas, 10:00 to answer)")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
@@ -290,8 +290,13 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	d2.press("s", "y")
 	d2.mustSee("Scaled score 280", "(raw 1/5)")
 	d2.press("esc")
-	// each kata shows its own share of the exam: the right answer was beta-kata's, one of its two
-	d2.mustSee("best mock exam 550", "best mock exam 100")
+	// issue 16, defect 6: each kata shows the score the result screen showed, labelled — not
+	// its own share of the exam (550 and 100 here), which matched nothing the learner saw
+	d2.mustSee("best mock exam 280 (raw 1/5)")
+	d2.mustNotSee("best mock exam 550", "best mock exam 100")
+	if n := strings.Count(d2.view(), "best mock exam 280 (raw 1/5)"); n != 3 {
+		t.Errorf("%d katas show the exam's score, want all three:\n%s", n, d2.view())
+	}
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {
 		t.Errorf("an attempt is still open after submitting: %+v, %v", open, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/components/question"
+	"github.com/kata-mcp/kata/ui/pages/kata"
 )
 
 // drillTraps is a trap table of four rows, so each drill question has four options.
@@ -58,7 +59,7 @@ func (d *driver) pick(right bool) {
 	p := d.practice()
 	for i, o := range p.Current().Opts {
 		if o.Key == right {
-			d.press(question.Letter(i))
+			d.press(question.Letter(i), "enter")
 			return
 		}
 	}
@@ -177,8 +178,10 @@ func TestCatalogShowsProgress(t *testing.T) {
 	d.mustSee("due today (1): r review · x mock exam", "read 0/5 layers · no mock exam yet · last grade FAIL 7/9 · 1 due")
 	d.press("enter")
 	d.mustSee("Errors carry")
+	d.advance(kata.MinReadTime) // a short layer: on screen for its time, it is read
 	d.press("2")
 	d.mustSee("Review")
+	d.advance(kata.MinReadTime)
 	if !st.layers["mini-kata/knowledge"] || !st.layers["mini-kata/prompts"] {
 		t.Errorf("layers read: %v", st.layers)
 	}

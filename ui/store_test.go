@@ -24,6 +24,7 @@ type memStore struct {
 	due      []progress.DueCard
 	cards    map[string]map[string]srs.Card // kata → card id → card
 	saves    int
+	langs    map[string]string // kata → chosen language
 }
 
 func newMemStore() *memStore {
@@ -190,8 +191,10 @@ func (s *memStore) Summary(kata string, now time.Time) (progress.KataSummary, er
 	for _, a := range s.attempts {
 		if !a.Finished.IsZero() && a.Scaled > sum.BestScaled {
 			sum.BestScaled = a.Scaled
+			sum.BestExam = &progress.ExamScore{Scaled: a.Scaled, Points: a.Points, Max: a.Max, Finished: a.Finished}
 		}
 	}
+	sum.Language = s.langs[kata]
 	for i := range s.grades {
 		if s.grades[i].Kata == kata {
 			sum.LastGrade = &s.grades[i]
@@ -203,6 +206,28 @@ func (s *memStore) Summary(kata string, now time.Time) (progress.KataSummary, er
 		}
 	}
 	return sum, nil
+}
+
+func (s *memStore) SetLanguage(kata, lang string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	if s.langs == nil {
+		s.langs = map[string]string{}
+	}
+	s.langs[kata] = lang
+	return nil
+}
+
+func (s *memStore) Language(kata string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return "", s.fail
+	}
+	return s.langs[kata], nil
 }
 
 // attempt returns attempt id.

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,8 +80,9 @@ type Options struct {
 	// NoColor drops colours and uses PASS/FAIL instead of ✓/✗. Run sets it when the NO_COLOR
 	// environment variable is non-empty (see NoColor); New reads no environment.
 	NoColor bool
-	// Language is the template language `i` creates a workspace from; empty means "python"
-	// when the packet has it, else the packet's first language.
+	// Language is the template language `i` creates a workspace from when the learner chose
+	// none for the kata (l on the catalog or the task screen, remembered in the Store); empty
+	// means "python" when the packet has it, else the packet's first language.
 	Language string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	// A failing store shows a one-line warning and never stops the interface.
@@ -97,6 +99,10 @@ type Options struct {
 	Seed int64
 	// Warning is shown on the warning line at start, e.g. why the store could not be opened.
 	Warning string
+	// Skipped says which packets were skipped for their problems, one line each (where, then
+	// each problem's file:line); the catalog keeps them on show and the warning line says so
+	// at start, so a packet of one's own never vanishes behind the embedded one unnoticed.
+	Skipped []string
 	// Exec runs an external program (the editor) with the terminal handed over; nil means
 	// tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd
@@ -157,6 +163,7 @@ type Model struct {
 	current  common.Screen
 	overlay  bool   // the full help is on show
 	warning  string // the last store failure, until the next key
+	footer   int    // the help lines the screen was last sized for
 }
 
 // New builds the interface over lib. It does no I/O; the program's first messages size it.
@@ -172,7 +179,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language})
 	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: task.NewRuns(), watch: task.NewWatchers()}
 	h := help.New()
 	h.Styles = c.Styles.Help
@@ -187,6 +194,12 @@ func New(lib *katas.Library, opts Options) Model {
 		mockExam: mockexam.New(c.Common, opts.Exam),
 		review:   review.New(c.Common, opts.Exam.Katas),
 		warning:  opts.Warning,
+		footer:   1,
+	}
+	if len(opts.Skipped) > 0 {
+		m.catalog.SetSkipped(opts.Skipped)
+		note := "Some packets were skipped for their problems: the catalog lists them; kata validate DIR says more."
+		m.warning = strings.TrimSpace(strings.Join([]string{note, m.warning}, " "))
 	}
 	switch opts.Start {
 	case StartExam:
@@ -215,9 +228,12 @@ func Run(lib *katas.Library, opts Options) error {
 	return nil
 }
 
-// Init loads the catalog's progress and starts the screen asked for.
+// Init loads the catalog's progress, parses the packets in the background (the catalog shows
+// them by their manifests, so the first frame waits for none), and starts the screen asked for.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.catalog.Refresh()}
+	lib := m.c.Lib
+	warm := func() tea.Msg { lib.Packets(); return nil }
+	cmds := []tea.Cmd{m.catalog.Refresh(), warm}
 	switch m.current {
 	case common.MockExamScreen:
 		cmds = append(cmds, m.mockExam.Start())
@@ -252,10 +268,10 @@ func (m Model) active() common.Page {
 	return m.catalog
 }
 
-// bodyHeight is the height left for the active screen: all but the help line and, when
+// bodyHeight is the height left for the active screen: all but the help lines and, when
 // shown, the warning line.
 func (m Model) bodyHeight() int {
-	return max(m.height-1-len(m.warningLines()), 1)
+	return max(m.height-max(m.footer, 1)-len(m.warningLines()), 1)
 }
 
 // maxWarningLines bounds the warning above the help line; a longer warning is cut.
@@ -298,7 +314,19 @@ func (m *Model) back() tea.Cmd {
 
 // Update routes a message: global keys first, keys and mouse wheels to the active screen,
 // everything else (render results, grading progress, store answers, ticks) to every screen.
+// When the keys to show need another number of help lines, the screen is sized again.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	mm := next.(Model)
+	if n := len(mm.helpLines(mm.active())); n != mm.footer {
+		mm.footer = n
+		cmd = tea.Batch(cmd, mm.resize())
+	}
+	return mm, cmd
+}
+
+// update is Update before the help lines are counted.
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
@@ -308,7 +336,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		hadWarning := m.warning != ""
 		m.warning = ""
 		var cmd tea.Cmd
+		typing := false
+		if t, ok := m.active().(common.Typer); ok && !m.overlay {
+			typing = t.Typing()
+		}
 		switch {
+		case typing && msg.String() == "ctrl+c":
+			return m, tea.Quit
+		case typing && key.Matches(msg, m.keys.Back):
+			cmd = m.back()
+		case typing:
+			cmd = m.active().Update(msg) // q and ? are text while typing
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
 		case m.overlay:
@@ -344,7 +382,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				quiz:  quiz.New(m.c.Common, p),
 				traps: traps.New(m.c.Common, p),
 				task: task.New(m.c.Common, p, task.Options{
-					Dir: m.c.opts.Workspace(p.ID), Language: m.c.opts.Language, Grade: m.c.opts.Grade, Runs: m.c.runs,
+					Dir: m.c.opts.Workspace(p.ID), Grade: m.c.opts.Grade, Runs: m.c.runs,
 					Watch: m.c.opts.Watch, Watchers: m.c.watch, Editor: strings.Fields(m.c.opts.Editor), Exec: m.c.opts.Exec,
 				}),
 				drill: drill.New(m.c.Common, p),
@@ -404,7 +442,7 @@ func (m Model) View() tea.View {
 	if w := m.warningLines(); len(w) > 0 {
 		body += "\n" + common.FitBlock(m.c.Styles.Fail.Render(strings.Join(w, "\n")), m.width, len(w))
 	}
-	line := common.FitBlock(m.helpLine(sc), m.width, 1)
+	line := common.FitBlock(strings.Join(m.helpLines(sc), "\n"), m.width, max(m.footer, 1))
 	v := tea.NewView(body + "\n" + line)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -412,19 +450,80 @@ func (m Model) View() tea.View {
 	return v
 }
 
-// helpLine renders the screen's keys followed by the global ones; when the line is too long
-// the screen's last keys are dropped first, so "esc back" and "q quit" always show.
-func (m Model) helpLine(sc common.Page) string {
+// maxHelpLines bounds the key lines at the bottom.
+const maxHelpLines = 2
+
+// helpLines renders the screen's keys followed by the global ones, on one line when they fit
+// and on two when they do not. Scroll keys (named in the full help) go first when room is
+// short, then, beyond two lines, the screen's last keys; "? keys", "esc back" and "q quit"
+// always show.
+func (m Model) helpLines(sc common.Page) []string {
 	own, global := sc.ShortHelp(), m.globalHelp()
 	if m.overlay {
 		own = nil
 	}
+	fits := func(bs []key.Binding, n int) ([]string, bool) {
+		lines := m.wrapHelp(append(bs[:len(bs):len(bs)], global...))
+		return lines, len(lines) <= n
+	}
+	if lines, ok := fits(own, 1); ok {
+		return lines
+	}
+	primary := own
+	for i := len(own) - 1; i >= 0; i-- { // the scroll keys go one at a time, the last first
+		if !m.isScrollKey(own[i]) {
+			continue
+		}
+		primary = slices.Delete(slices.Clone(primary), i, i+1)
+		if lines, ok := fits(primary, 1); ok {
+			return lines
+		}
+	}
+	for n := len(primary); n >= 0; n-- {
+		if lines, ok := fits(primary[:n], maxHelpLines); ok {
+			return lines
+		}
+	}
+	return m.wrapHelp(global)
+}
+
+// wrapHelp lays bindings out as help lines no wider than the screen, breaking between keys.
+func (m Model) wrapHelp(bs []key.Binding) []string {
 	measure := m.help
 	measure.SetWidth(0) // no truncation
-	for len(own) > 0 && lipgloss.Width(measure.ShortHelpView(append(own[:len(own):len(own)], global...))) > m.width {
-		own = own[:len(own)-1]
+	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
+	var lines []string
+	cur := ""
+	for _, b := range bs {
+		if !b.Enabled() || b.Help().Key == "" {
+			continue
+		}
+		item := measure.ShortHelpView([]key.Binding{b})
+		switch {
+		case cur == "":
+			cur = item
+		case lipgloss.Width(cur+sep+item) <= m.width:
+			cur += sep + item
+		default:
+			lines = append(lines, cur)
+			cur = item
+		}
 	}
-	return m.help.ShortHelpView(append(own[:len(own):len(own)], global...))
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// isScrollKey reports whether b is one of the scroll keys, the first to leave a short line.
+func (m Model) isScrollKey(b key.Binding) bool {
+	k := m.keys
+	for _, s := range []key.Binding{k.Read.Up, k.Read.PageUp, k.Read.Top, k.Read.Left, k.Scroll.Up, k.Scroll.PageUp, k.Task.PageUp, k.Cursor.Up} {
+		if b.Help() == s.Help() {
+			return true
+		}
+	}
+	return false
 }
 
 // globalHelp lists the global keys that apply on the active screen.
@@ -443,6 +542,9 @@ func (m Model) fullHelp(sc common.Page) string {
 	lines := []string{st.Title.Render("Keys") + st.Subtle.Render(" — "+m.current.String()), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
 	lines = append(lines, st.Label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
+	if n, ok := sc.(common.Noter); ok {
+		lines = append(lines, "", common.WrapHanging("", n.HelpNote(), m.width))
+	}
 	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
 		st.Subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
 	return strings.Join(lines, "\n")

@@ -167,6 +167,10 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyRight}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case " ", "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}
@@ -223,7 +227,7 @@ func (d *driver) checkFrame(w, h int) {
 
 func TestCatalogListsPackets(t *testing.T) {
 	d := newDriver(t, Options{}, 80, 24)
-	d.mustSee("A minimal kata", "(mini-kata)", "The smallest packet that loads", "2 items · 2 traps · 2 fixtures · test")
+	d.mustSee("A minimal kata", "(mini-kata)", "The smallest packet that loads", "2 items · 2 traps · 2 fixtures · python workspace · test")
 	d.checkFrame(80, 24)
 	if v := d.m.View(); !v.AltScreen {
 		t.Error("the view does not ask for the alt screen")
@@ -299,7 +303,17 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 		") Retry, because the text says so.", ") Stop without retrying.", ") Ask the model to read the text.")
 	d.mustNotSee("The text is for people") // rationales only after answering
 	d.mustNotSee("Flags or prose")         // nor the title, which could cue the key
-	d.press(d.letterOf("Stop without retrying."))
+	// A letter only marks (the footer says "a-z/space mark • enter answer"): the learner can
+	// change their mind before enter gives the answer.
+	first := d.letterOf("Retry, because the text says so.")
+	d.press(first)
+	d.mustSee("(x) "+first+") Retry, because the text says so.", "enter answer")
+	d.mustNotSee("correct", "Flags or prose")
+	stop := d.letterOf("Stop without retrying.")
+	d.press(stop)
+	d.mustSee("(x) " + stop + ") Stop without retrying.")
+	d.mustNotSee("(x) "+first+")", "correct")
+	d.press("enter")
 	d.mustSee("Flags or prose", "✓ correct", "The text is for people; control follows the flags.",
 		"The flag says the failure will not heal by waiting.",
 		"That moves a deterministic decision back into the model.",
@@ -308,7 +322,7 @@ func TestQuizCorrectAndIncorrect(t *testing.T) {
 	d.press("n")
 	d.mustSee("Question 2 of 2", "A search finds nothing.")
 	wrong, key := d.letterOf("A not_found error."), d.letterOf("A success with an empty list.")
-	d.press(wrong)
+	d.press(wrong, "enter")
 	d.mustSee("✗ incorrect", "the key is "+key, ") A success with an empty list. [key]",
 		") A not_found error. [your choice]", "Nothing found is an answer, not a failure.",
 		"The caller would retry or escalate a correct answer.", "rated again")
@@ -364,12 +378,16 @@ func TestTrapTableScrolls(t *testing.T) {
 func stubReport() *grader.Report {
 	return &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mini-kata", Seed: 4242, DurationMS: 1200,
 		Tests: []grader.TestResult{
-			{Name: "lookup_order validates order_id", Status: grader.StatusPass, TaskID: 1},
-			{Name: "503 maps to transient", Status: grader.StatusFail, TaskID: 2,
-				Message: "expected errorCategory \"transient\", got \"unknown\"", Output: "Traceback: boom\n"},
+			{ID: "validates", Name: "lookup_order validates order_id", Status: grader.StatusPass, TaskID: 1},
+			{ID: "maps", Name: "503 maps to transient", Status: grader.StatusFail, TaskID: 2, Rule: "5xx is transient, retryable",
+				Message: "expected errorCategory \"transient\", got \"unknown\"", Output: "Traceback: boom\n", FailedRules: []grader.RuleID{grader.RuleCategory}},
 		}}
 }
 
+// TestTaskGradeShowsResults (issue 16, defect 3): after a grade the task screen says the
+// summary first, puts the first failing test in focus with its message, output and a hint,
+// and lists the steps with their results; enter on a step shows its full text beside its
+// tests, esc goes back to the steps.
 func TestTaskGradeShowsResults(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	var gotDir string
@@ -386,34 +404,58 @@ func TestTaskGradeShowsResults(t *testing.T) {
 		return rep
 	}
 	root := t.TempDir()
-	d := newDriver(t, Options{Grade: grade, Workspace: func(id string) string { return root + "/" + id }}, 80, 24)
-	d.press("enter", "w")
-	d.mustSee("Task: a tiny server", "1. Validate arguments", "2. Map failures", root+"/mini-kata", "press i")
-	d.press("g")
-	d.mustSee("no workspace yet")
-	d.press("i")
-	d.mustSee("Created from the python template")
-	if _, err := os.Stat(root + "/mini-kata/TASK.md"); err != nil {
-		t.Fatalf("workspace not created: %v", err)
+	for _, w := range []int{80, 120} {
+		d := newDriver(t, Options{Grade: grade, Workspace: func(id string) string { return root + "/" + id }}, w, 30)
+		d.press("enter", "w")
+		d.mustSee("Task: a tiny server", "1. Validate arguments", "2. Map failures", root+"/mini-kata")
+		if w == 80 {
+			d.mustSee("press i")
+			d.press("g")
+			d.mustSee("no workspace yet")
+			d.press("i")
+			d.mustSee("Created from the python template")
+			if _, err := os.Stat(root + "/mini-kata/TASK.md"); err != nil {
+				t.Fatalf("workspace not created: %v", err)
+			}
+		}
+		d.press("g")
+		if gotDir != root+"/mini-kata" {
+			t.Fatalf("grade ran on %q with %d events", gotDir, events)
+		}
+		lines := strings.Split(d.view(), "\n")
+		if !strings.HasPrefix(lines[2], "1 passed, 1 failed · seed 4242") {
+			t.Errorf("%d: the summary is not first:\n%s", w, d.view())
+		}
+		d.mustSee("First failure · step 2 · Map failures", "✗ 503 maps to transient",
+			"Rule: 5xx is transient, retryable", `expected errorCategory "transient", got "unknown"`, "Traceback: boom",
+			"Hint: ", "docs/grading.md#rule-category", "says what to do",
+			"1. Validate arguments", "✓ 1/1", "> 2. Map failures", "✗ 0/1")
+		d.mustNotSee("Check `order_id` yourself.", "Check order_id yourself.") // no step text in the list
+		d.press("enter")                                                       // the selected step (the first failing one) opens beside its tests
+		d.mustSee("Step 2 · Map failures", "Map 5xx to transient.", "Tests · 0 of 1 passed", "> ✗ 503 maps to transient", `expected errorCategory "transient"`)
+		if w >= 100 {
+			for _, l := range strings.Split(d.view(), "\n") {
+				if strings.Contains(l, "Map 5xx to transient.") && !strings.Contains(l, "│") {
+					t.Errorf("%d: the step's text is not beside its tests: %q", w, l)
+				}
+			}
+		}
+		d.press("esc", "up", "enter")
+		d.mustSee("Step 1 · Validate arguments", "Check order_id yourself.", "> ✓ lookup_order validates order_id")
+		d.mustNotSee("Traceback: boom")
+		d.press("esc")
+		d.mustSee("First failure", "> 1. Validate arguments")
+		d.checkFrame(w, 30)
 	}
-	d.press("g")
-	if gotDir != root+"/mini-kata" || events != 2 {
-		t.Fatalf("grade ran on %q with %d events", gotDir, events)
-	}
-	d.mustSee("1 passed, 1 failed", "seed 4242",
-		"✓ lookup_order validates order_id  step 1",
-		"> ✗ 503 maps to transient  step 2", "step 2 · Map failures",
-		`expected errorCategory "transient", got "unknown"`, "Traceback: boom")
-	d.press("up") // the passing test: no details
-	d.mustNotSee("Traceback: boom")
-	d.checkFrame(80, 24)
 }
 
 func TestTaskNoColorMarks(t *testing.T) {
 	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
 	d := newDriver(t, Options{Grade: grade, NoColor: true}, 80, 24)
 	d.press("enter", "w", "i", "g")
-	d.mustSee("PASS lookup_order validates order_id", "FAIL 503 maps to transient")
+	d.mustSee("FAIL 503 maps to transient", "PASS 1/1", "FAIL 0/1")
+	d.press("up", "enter")
+	d.mustSee("PASS lookup_order validates order_id")
 	d.mustNotSee("✓", "✗")
 }
 
@@ -423,7 +465,8 @@ func TestTaskErrorReport(t *testing.T) {
 	}
 	d := newDriver(t, Options{Grade: grade}, 80, 24)
 	d.press("enter", "w", "i", "g")
-	d.mustSee("Could not grade:", `.mcp.json has no server named "orders"`, "0 passed, 0 failed", "seed 7")
+	d.mustSee("Could not grade:", `.mcp.json has no server named "orders"`)
+	d.mustNotSee("First failure", "seed 7")
 }
 
 func TestTaskProgressWhileRunning(t *testing.T) {

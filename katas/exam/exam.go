@@ -283,20 +283,39 @@ func (d DrillQuestion) Answer() int {
 	return -1
 }
 
-// Drill turns every row of every trap table of p into a question, in a seed-shuffled order.
-// Tables with a single row have no distractors and are skipped.
+// Drill turns every row of every trap table of p into a question, in a seed-shuffled order, so
+// the drill asks as many traps as the packet has (Packet.TrapCount, what kata list counts). A
+// row whose own table offers no distractor (a table of one row) takes its distractors from the
+// packet's other tables; only a packet with a single distinct pattern has rows left out.
 func Drill(p *katas.Packet, seed int64) []DrillQuestion {
 	rng := rngFor(seed, "drill/"+p.ID)
 	var qs []DrillQuestion
-	for _, tbl := range p.Traps {
+	for ti, tbl := range p.Traps {
 		for i := range tbl.Rows {
-			if q, ok := DrillRow(p.ID, tbl, i, rng); ok {
+			q, ok := DrillRow(p.ID, tbl, i, rng)
+			if !ok {
+				q, ok = drillAcross(p, ti, i, rng)
+			}
+			if ok {
 				qs = append(qs, q)
 			}
 		}
 	}
 	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return qs
+}
+
+// drillAcross builds the question for row i of table ti with distractors from the packet's
+// other tables.
+func drillAcross(p *katas.Packet, ti, i int, rng *rand.Rand) (DrillQuestion, bool) {
+	tbl := p.Traps[ti]
+	wide := katas.TrapTable{Title: tbl.Title, Rows: []katas.Trap{tbl.Rows[i]}}
+	for tj, o := range p.Traps {
+		if tj != ti {
+			wide.Rows = append(wide.Rows, o.Rows...)
+		}
+	}
+	return DrillRow(p.ID, wide, 0, rng)
 }
 
 // DrillRow builds the question for row i of tbl, drawing distractors with rng; ok is false

@@ -232,8 +232,10 @@ func TestDrill(t *testing.T) {
 	p := fakePacket("aa", 0, 6)
 	p.Traps = append(p.Traps, katas.TrapTable{Title: "Lonely", Rows: []katas.Trap{{Trap: "t", WhyItFails: "w", Correct: "c"}}})
 	qs := Drill(p, 11)
-	if len(qs) != 6 {
-		t.Fatalf("%d drill questions, want 6 (the one-row table has no distractors)", len(qs))
+	// issue 16: as many questions as the packet has traps (kata list's count); the one-row
+	// table's row takes its distractors from the other table
+	if len(qs) != p.TrapCount() || len(qs) != 7 {
+		t.Fatalf("%d drill questions, want 7, every trap", len(qs))
 	}
 	seen := map[string]bool{}
 	for _, q := range qs {
@@ -244,11 +246,15 @@ func TestDrill(t *testing.T) {
 		if a := q.Answer(); a < 0 || q.Options[a] != q.Row {
 			t.Errorf("%s: answer index %d", q.Row.Trap, a)
 		}
-		if q.Table != "Table" || q.Kata != "aa" || q.CardID == "" {
+		table := "Table"
+		if q.Row.Trap == "t" {
+			table = "Lonely"
+		}
+		if q.Table != table || q.Kata != "aa" || q.CardID == "" {
 			t.Errorf("question %+v", q)
 		}
 	}
-	if len(seen) != 6 {
+	if len(seen) != 7 {
 		t.Errorf("rows asked: %v", seen)
 	}
 	if !reflect.DeepEqual(Drill(p, 11), qs) {
@@ -286,8 +292,8 @@ func TestEmbeddedPackets(t *testing.T) {
 		t.Error(err)
 	}
 	for _, p := range lib.Packets() {
-		if d := Drill(p, 1); len(d) == 0 {
-			t.Errorf("%s: no drill questions", p.ID)
+		if d := Drill(p, 1); len(d) != p.TrapCount() {
+			t.Errorf("%s: %d drill questions for %d traps", p.ID, len(d), p.TrapCount())
 		}
 	}
 }

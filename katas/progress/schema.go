@@ -98,6 +98,18 @@ var migrations = []string{
 	CREATE INDEX answers_kata ON answers(kata);
 	CREATE INDEX grade_runs_kata_at ON grade_runs(kata, at);
 	CREATE INDEX reviews_card ON reviews(card_id);`,
+	// v3: the workspace language chosen for each kata.
+	languagesMigration(),
+}
+
+// languagesMigration is v3: the workspace language (a template folder's name: python, node, go)
+// the learner chose for each kata, kept in its own table so that a choice is made once.
+func languagesMigration() string {
+	return `CREATE TABLE kata_languages (
+		kata     TEXT PRIMARY KEY,
+		language TEXT NOT NULL,
+		at       INTEGER NOT NULL
+	);`
 }
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).

@@ -75,6 +75,27 @@ func kataStats(tx *sql.Tx, kata string, now time.Time) (KataStats, error) {
 	return k, err
 }
 
+// bestExam returns the finished attempt with an item of kata whose scaled score is the highest
+// (the earliest of equals), nil if none.
+func bestExam(tx *sql.Tx, kata string) (*ExamScore, error) {
+	var e ExamScore
+	var at int64
+	err := tx.QueryRow(`SELECT scaled, points, max, finished_at, n, c FROM (
+		SELECT a.scaled, a.points, a.max, a.finished_at,
+			(SELECT count(*) FROM json_each(a.items) j WHERE substr(j.value, 1, length(?1) + 1) = ?1 || '/') AS n,
+			(SELECT count(*) FROM answers w WHERE w.attempt_id = a.id AND w.kata = ?1 AND w.correct = 1) AS c
+		FROM attempts a WHERE a.finished_at IS NOT NULL)
+		WHERE n > 0 ORDER BY scaled DESC, finished_at LIMIT 1`, kata).Scan(&e.Scaled, &e.Points, &e.Max, &at, &e.KataItems, &e.KataRight)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.Finished = fromNS(at)
+	return &e, nil
+}
+
 // sortLayers orders layer names as katas.LayerNames, unknown names last alphabetically.
 func sortLayers(ls []string) {
 	rank := func(l string) int {
@@ -112,6 +133,13 @@ func (s *Store) Summary(kata string, now time.Time) (KataSummary, error) {
 		k, err := kataStats(tx, kata, now)
 		sum = KataSummary{LayersRead: k.LayersRead, BestScaled: k.BestScaled, BestAt: k.BestAt, LastGrade: k.LastGrade,
 			Due: k.Due, Answered: k.Answered, Correct: k.Correct}
+		if err != nil {
+			return err
+		}
+		if sum.BestExam, err = bestExam(tx, kata); err != nil {
+			return err
+		}
+		sum.Language, err = language(tx, kata)
 		return err
 	})
 	return sum, err

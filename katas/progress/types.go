@@ -110,6 +110,20 @@ type KataSummary struct {
 	// saved in open attempts); Correct the right ones among the scored answers (open attempts
 	// are not scored until submitted).
 	Answered, Correct int
+	// BestExam is the finished mock exam with an item of the kata whose scaled score is the
+	// highest, as its result screen showed it; nil if none.
+	BestExam *ExamScore
+	// Language is the workspace language chosen for the kata ("" if none was chosen).
+	Language string
+}
+
+// ExamScore is a finished mock exam's score as its result screen shows it: the scaled score
+// and the raw score (Points of Max), and how many of the kata's own items it had (KataItems)
+// and how many of those were right (KataRight).
+type ExamScore struct {
+	Scaled, Points, Max  int
+	KataRight, KataItems int
+	Finished             time.Time
 }
 
 // KataStats is one kata's line of Stats.

@@ -4,6 +4,7 @@
 package common
 
 import (
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -35,7 +36,8 @@ type shared struct {
 	now    func() time.Time
 	tick   func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 	seed   int64
-	gen    int // the last generation handed out
+	lang   string // the language asked for (Config.Language)
+	gen    int    // the last generation handed out
 	writer writer
 }
 
@@ -52,11 +54,14 @@ type Config struct {
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
 	Seed int64
+	// Language is the workspace language to offer a kata whose learner chose none; empty means
+	// python (see Language).
+	Language string
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed}}
+	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
 	if c.sh.now == nil {
 		c.sh.now = time.Now
 	}
@@ -95,6 +100,21 @@ func (c Common) Seed() int64 {
 		return c.sh.seed
 	}
 	return c.Now().UnixNano()
+}
+
+// Language is the workspace language of a packet with template languages langs: the one
+// chosen, or, when none was (chosen "") or the packet has no template for it, the configured
+// language, else python, else the packet's first, each when the packet has it.
+func (c Common) Language(langs []string, chosen string) string {
+	for _, l := range []string{chosen, c.sh.lang, "python"} {
+		if l != "" && slices.Contains(langs, l) {
+			return l
+		}
+	}
+	if len(langs) > 0 {
+		return langs[0]
+	}
+	return "python"
 }
 
 // NextGen returns a new generation number: a mock exam or review session's messages carry it,
@@ -140,6 +160,18 @@ type Backer interface {
 // Activator is a page told when it comes into view.
 type Activator interface {
 	Activate()
+}
+
+// Typer is a page that may be taking typed text (a search or a filter): while Typing reports
+// true the root gives it every key but ctrl+c and esc, so q and ? are text, not commands.
+type Typer interface {
+	Typing() bool
+}
+
+// Noter is a page with a note for the help overlay: how something on it works (e.g. when a
+// layer counts as read).
+type Noter interface {
+	HelpNote() string
 }
 
 // Screen names a screen.

@@ -54,6 +54,16 @@ func WrapHanging(prefix, text string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
+// HangUnder wraps a line that carries its own indentation (styled text allowed) to width, its
+// continuation lines indented by indent columns.
+func HangUnder(line string, indent, width int) string {
+	lines := strings.Split(ansi.Wrap(line, max(width-indent, 1), ""), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.Repeat(" ", indent) + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Truncate cuts s to width columns with an ellipsis.
 func Truncate(s string, width int) string {
 	if lipgloss.Width(s) <= width {

@@ -27,6 +27,8 @@ type Store interface {
 	Due(now time.Time, katas []string) ([]progress.DueCard, error)
 	Cards(kata string) (map[string]srs.Card, error)
 	Summary(kata string, now time.Time) (progress.KataSummary, error)
+	SetLanguage(kata, lang string, at time.Time) error
+	Language(kata string) (string, error)
 }
 
 var _ Store = (*progress.Store)(nil)
@@ -126,6 +128,36 @@ func (c Common) RecordAnswer(a progress.Answer) tea.Cmd {
 func (c Common) LayerRead(kata, layer string) tea.Cmd {
 	at := c.Now()
 	return c.Write("layer:"+kata+"/"+layer, "recording the layer read", func(s Store) error { return s.LayerRead(kata, layer, at) }, Changed)
+}
+
+// LanguageMsg says the workspace language chosen for a kata (read from the store, or just
+// chosen); the catalog and the kata's task screen both show it.
+type LanguageMsg struct{ Kata, Language string }
+
+// SetLanguage records lang as kata's workspace language; every page hears of it (LanguageMsg),
+// also without a store, when nothing is saved.
+func (c Common) SetLanguage(kata, lang string) tea.Cmd {
+	msg := LanguageMsg{Kata: kata, Language: lang}
+	at := c.Now()
+	w := c.Write("language:"+kata, "recording the language", func(s Store) error { return s.SetLanguage(kata, lang, at) }, func() tea.Msg { return msg })
+	if w == nil {
+		return Send(msg)
+	}
+	return w
+}
+
+// NextLanguage is the language after cur in langs (the first when cur is not one of them), for
+// a key that steps through a packet's template languages.
+func NextLanguage(langs []string, cur string) string {
+	if len(langs) == 0 {
+		return cur
+	}
+	for i, l := range langs {
+		if l == cur {
+			return langs[(i+1)%len(langs)]
+		}
+	}
+	return langs[0]
 }
 
 // Warn returns a command reporting err as a store failure while doing op; nil when err is nil.

@@ -20,6 +20,8 @@ type KeyMap struct {
 	Scroll Scroll
 	// Read scrolls a document where letters mean nothing else (kata layers, trap tables).
 	Read Scroll
+	// Find searches or filters what a screen lists (the catalog, a layer, the trap tables).
+	Find Find
 
 	Catalog  Catalog
 	Kata     Kata
@@ -35,17 +37,26 @@ type Cursor struct {
 	Up, Down key.Binding
 }
 
-// Scroll moves a viewport: a line, a page, or to an end. A zero binding matches nothing, so a
-// screen without Top and Bottom leaves them unset.
+// Scroll moves a viewport: a line, a page, or to an end; Left and Right scroll code lines
+// sideways. A zero binding matches nothing, so a screen without Top and Bottom leaves them
+// unset.
 type Scroll struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Left, Right key.Binding
+}
+
+// Find is the keys of a search or filter (as in less and lazygit): Open starts typing the
+// text; while typing, Done keeps it and every other key edits it (esc, the root's Back,
+// cancels); Next and Prev go to the next and previous hit of a search.
+type Find struct {
+	Open, Done, Next, Prev key.Binding
 }
 
 // Catalog is the catalog's keys (besides Cursor).
 type Catalog struct {
 	// Open opens the packet under the cursor; MockExam starts (or resumes) the mock exam;
-	// Review starts a review of the due cards.
-	Open, MockExam, Review key.Binding
+	// Review starts a review of the due cards; Language picks the workspace language of the
+	// kata under the cursor.
+	Open, MockExam, Review, Language key.Binding
 }
 
 // Kata is the kata screen's keys (besides Read).
@@ -54,8 +65,9 @@ type Kata struct {
 	Next, Prev, Layer key.Binding
 	// Quiz, Drill, Traps and Task open the packet's other screens.
 	Quiz, Drill, Traps, Task key.Binding
-	// Copy opens the picker of the prompts layer's prompts.
-	Copy key.Binding
+	// Copy opens the picker of the prompts layer's prompts; CopyCode (the same key on the
+	// other layers) copies the code block on screen, or opens a picker of those on screen.
+	Copy, CopyCode key.Binding
 }
 
 // Traps is the trap tables' keys (besides Read).
@@ -94,10 +106,12 @@ type MockExam struct {
 
 // Task is the task screen's keys.
 type Task struct {
-	// Init creates the workspace from a template; Grade grades it; Edit opens it in the editor.
-	Init, Grade, Edit key.Binding
-	// Up and Down select a test of the results; PageUp and PageDown scroll.
-	Up, Down, PageUp, PageDown key.Binding
+	// Init creates the workspace from a template; Grade grades it; Edit opens it in the editor;
+	// Language picks the template language before the workspace exists.
+	Init, Grade, Edit, Language key.Binding
+	// Up and Down select a step (or, on a step, a test); Open shows the selected step's text
+	// beside its results; PageUp and PageDown scroll.
+	Up, Down, Open, PageUp, PageDown key.Binding
 }
 
 // Default returns the interface's key map.
@@ -129,21 +143,31 @@ func Default() *KeyMap {
 			PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
 			Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/G", "top/bottom")),
 			Bottom:   key.NewBinding(key.WithKeys("G", "end")),
+			Left:     key.NewBinding(key.WithKeys("H", "shift+left"), key.WithHelp("H/L", "code sideways")),
+			Right:    key.NewBinding(key.WithKeys("L", "shift+right")),
+		},
+		Find: Find{
+			Open: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find")),
+			Done: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep it")),
+			Next: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous hit")),
+			Prev: key.NewBinding(key.WithKeys("N")),
 		},
 		Catalog: Catalog{
 			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 			MockExam: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mock exam")),
 			Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review due")),
+			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language")),
 		},
 		Kata: Kata{
-			Next:  key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
-			Prev:  key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
-			Layer: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
-			Quiz:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
-			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
-			Traps: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
-			Task:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),
-			Copy:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
+			Next:     key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
+			Prev:     key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
+			Layer:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
+			Quiz:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
+			Drill:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
+			Traps:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
+			Task:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),
+			Copy:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
+			CopyCode: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy code")),
 		},
 		Traps: Traps{
 			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill these traps")),
@@ -174,8 +198,10 @@ func Default() *KeyMap {
 			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "create workspace")),
 			Grade:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "grade")),
 			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
-			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "select test")),
+			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language")),
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "select")),
 			Down:     key.NewBinding(down),
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read the step")),
 			PageUp:   key.NewBinding(pageUp, key.WithHelp("pgup/pgdn", "scroll")),
 			PageDown: key.NewBinding(pageDown),
 		},

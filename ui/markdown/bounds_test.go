@@ -81,7 +81,7 @@ func TestCacheStaysWithinItsByteBudget(t *testing.T) {
 	defer mu.Unlock()
 	total := 0
 	for el := lru.Front(); el != nil; el = el.Next() {
-		total += len(el.Value.(*cacheEntry).out)
+		total += el.Value.(*cacheEntry).size
 	}
 	if total != cached || cached > cacheBytes {
 		t.Errorf("cache holds %d bytes (counted %d), budget %d", total, cached, cacheBytes)

@@ -27,8 +27,10 @@ const (
 	StyleASCII = styles.AsciiStyle
 )
 
-// MaxWidth caps the wrap width: prose wider than this is hard to read (glow does the same).
-const MaxWidth = 120
+// MaxWidth caps the wrap width of prose: lines much longer than this are hard to read, so a
+// wide terminal shows prose at this measure (glow caps its width the same way). Code lines are
+// not capped: they run to the view's width and are cut there (see Doc).
+const MaxWidth = 80
 
 // MinWidth is the narrowest wrap width Render uses; narrower requests are widened to it.
 const MinWidth = 20
@@ -39,11 +41,6 @@ const cacheSize = 128
 // cacheBytes bounds the total size of the rendered documents kept: 32 MiB (a variable only so
 // a test can lower it).
 var cacheBytes = 32 << 20
-
-type rendererKey struct {
-	width int
-	style string
-}
 
 type cacheKey struct {
 	sum   [sha256.Size]byte
@@ -58,16 +55,16 @@ type lockedRenderer struct {
 }
 
 var (
-	mu        sync.Mutex
-	renderers = map[rendererKey]*lockedRenderer{}
-	cache     = map[cacheKey]*list.Element{}
-	lru       = list.New() // of *cacheEntry, most recently used first
-	cached    int          // bytes of output in cache
+	mu     sync.Mutex
+	cache  = map[cacheKey]*list.Element{}
+	lru    = list.New() // of *cacheEntry, most recently used first
+	cached int          // bytes of the documents in cache (cacheEntry.size)
 )
 
 type cacheEntry struct {
-	key cacheKey
-	out string
+	key  cacheKey
+	doc  *Doc
+	size int // the document's bytes: its lines and code
 }
 
 // BoundsError is a document Render refuses because it breaks katas.MarkdownBounds: too
@@ -88,82 +85,81 @@ func Render(md string, width int, style string) (string, error) {
 	return RenderContext(context.Background(), md, width, style)
 }
 
-// RenderContext renders md for a terminal wrap width of width columns (clamped to
-// [MinWidth, MaxWidth]) in the named glamour style, one of Styles(). A document that breaks
-// katas.MarkdownBounds is refused with a *BoundsError before anything renders it, so every
-// render is bounded. Results are cached by (hash of md, width, style), within cacheSize
-// documents and cacheBytes of output; one renderer per (width, style) is kept and used under a
-// lock, so RenderContext is safe for concurrent use. When ctx ends before the render starts —
-// the layer was left, another was asked for — it returns ctx's error and renders nothing; a
-// render that has started runs to its end. Paragraphs are reflowed first (see Reflow). Front
-// matter must already be gone (katas.Layer.Markdown turns it into a yaml code block). Other
-// errors are an unknown style or a glamour failure.
+// RenderContext renders md for a view of width columns in the named glamour style (one of
+// Styles()) and returns its lines joined, code lines cut at the width with CutMarker (see
+// RenderDocContext, whose errors it returns).
 func RenderContext(ctx context.Context, md string, width int, style string) (string, error) {
+	d, err := RenderDocContext(ctx, md, width, style)
+	if err != nil {
+		return "", err
+	}
+	return d.String(max(width, MinWidth)), nil
+}
+
+// RenderDoc is RenderDocContext without a context.
+func RenderDoc(md string, width int, style string) (*Doc, error) {
+	return RenderDocContext(context.Background(), md, width, style)
+}
+
+// RenderDocContext lays md out for a view of width columns in the named glamour style, one
+// of Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), lists with
+// hanging indents, block quotes with their bar on every line, code blocks never wrapped
+// (highlighted in colour styles), and emoji sequences whose width terminals disagree on made
+// unambiguous (see Unambiguous). A document that breaks katas.MarkdownBounds is refused with a
+// *BoundsError before anything renders it, so every render is bounded. Results are cached by
+// (hash of md, width, style), within cacheSize documents and cacheBytes, and shared: the
+// caller must not modify them. When ctx ends before the render starts — the layer was left,
+// another was asked for — it returns ctx's error and renders nothing; a render that has
+// started runs to its end. It is safe for concurrent use. Front matter must already be gone
+// (katas.Layer.Markdown turns it into a yaml code block). Other errors are an unknown style or
+// a glamour failure.
+func RenderDocContext(ctx context.Context, md string, width int, style string) (*Doc, error) {
 	width = ClampWidth(width)
-	if _, ok := styles.DefaultStyles[style]; !ok {
-		return "", fmt.Errorf("markdown: unknown style %q (known: %s)", style, strings.Join(Styles(), ", "))
+	th, err := themeFor(style)
+	if err != nil {
+		return nil, err
 	}
 	key := cacheKey{sum: sha256.Sum256([]byte(md)), width: width, style: style}
 	mu.Lock()
 	if el, ok := cache[key]; ok {
 		lru.MoveToFront(el)
-		out := el.Value.(*cacheEntry).out
+		d := el.Value.(*cacheEntry).doc
 		mu.Unlock()
-		return out, nil
+		return d, nil
 	}
-	lr, err := rendererLocked(rendererKey{width, style})
 	mu.Unlock()
-	if err != nil {
-		return "", err
-	}
 	if line, msg := katas.MarkdownBounds([]byte(md)); line > 0 {
-		return "", &BoundsError{Line: line, Msg: msg}
+		return nil, &BoundsError{Line: line, Msg: msg}
 	}
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return nil, err
 	}
-	lr.mu.Lock()
-	if err := ctx.Err(); err != nil { // cancelled while another render held the renderer
-		lr.mu.Unlock()
-		return "", err
-	}
-	out, err := lr.r.Render(Reflow(md))
-	lr.mu.Unlock()
+
+	b := &builder{th: th}
+	inner := max(width-2*th.docMargin, MinInner)
+	lines, err := b.render(Reflow(md), inner, false)
 	if err != nil {
-		return "", fmt.Errorf("markdown: %w", err)
+		return nil, err
 	}
+	margin := strings.Repeat(" ", th.docMargin)
+	lines = indent(lines, margin, margin, "")
+	d := &Doc{Lines: lines, Code: b.code, Width: width}
 
 	mu.Lock()
 	defer mu.Unlock()
 	if el, ok := cache[key]; ok { // rendered concurrently by another caller
 		lru.MoveToFront(el)
-		return el.Value.(*cacheEntry).out, nil
+		return el.Value.(*cacheEntry).doc, nil
 	}
-	cache[key] = lru.PushFront(&cacheEntry{key: key, out: out})
-	cached += len(out)
+	size := d.size()
+	cache[key] = lru.PushFront(&cacheEntry{key: key, doc: d, size: size})
+	cached += size
 	for lru.Len() > cacheSize || (cached > cacheBytes && lru.Len() > 1) {
 		old := lru.Remove(lru.Back()).(*cacheEntry)
 		delete(cache, old.key)
-		cached -= len(old.out)
+		cached -= old.size
 	}
-	return out, nil
-}
-
-// rendererLocked returns the renderer for k, creating it; mu must be held.
-func rendererLocked(k rendererKey) (*lockedRenderer, error) {
-	if lr, ok := renderers[k]; ok {
-		return lr, nil
-	}
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStandardStyle(k.style),
-		glamour.WithWordWrap(k.width),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("markdown: %w", err)
-	}
-	lr := &lockedRenderer{r: r}
-	renderers[k] = lr
-	return lr, nil
+	return d, nil
 }
 
 // ClampWidth returns the wrap width Render uses for a requested width.

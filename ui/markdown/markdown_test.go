@@ -25,7 +25,7 @@ func TestRenderFitsWidth(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%d: %v", style, w, err)
 			}
-			limit := ClampWidth(w)
+			limit := max(w, MinWidth)
 			for _, l := range strings.Split(out, "\n") {
 				if ansi.StringWidth(l) > limit {
 					t.Errorf("%s/%d: line %q is %d wide", style, w, ansi.Strip(l), ansi.StringWidth(l))
@@ -39,7 +39,7 @@ func TestRenderFitsWidth(t *testing.T) {
 }
 
 func TestClampWidth(t *testing.T) {
-	for in, want := range map[int]int{0: MinWidth, -5: MinWidth, 50: 50, 120: 120, 500: MaxWidth} {
+	for in, want := range map[int]int{0: MinWidth, -5: MinWidth, 50: 50, 80: 80, 120: MaxWidth, 500: MaxWidth} {
 		if got := ClampWidth(in); got != want {
 			t.Errorf("ClampWidth(%d) = %d, want %d", in, got, want)
 		}

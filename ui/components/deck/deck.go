@@ -199,7 +199,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	m.follow = true
-	if m.a.Key(msg, k, true) == question.Answered {
+	if m.a.Key(msg, k) == question.Answered {
 		return m.give(m.a.Chosen())
 	}
 	return nil
@@ -327,13 +327,13 @@ func (m *Model) content() (string, int, bool) {
 			add(question.ChooseHint(st, m.c.Keys, c.Choose, m.a.Marked()))
 			add("")
 		}
-		opts, cursor := m.a.Lines(st, w, false)
+		opts, cursor := m.a.Lines(st, w, true)
 		base := len(lines)
 		lines = append(lines, opts...)
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)
-	add(question.Verdict(st, c.Opts, m.answer.correct) + st.Subtle.Render(" · "+ratingWords(m.answer.rating)))
+	add(common.HangUnder(question.Verdict(st, c.Opts, m.answer.correct)+st.Subtle.Render(" · "+ratingWords(m.answer.rating)), 4, w))
 	if c.Why != "" {
 		add(common.WrapHanging("  Why it fails: ", c.Why, w))
 	}

@@ -112,13 +112,13 @@ const (
 	None     Result = iota // the key was not the question's
 	Moved                  // the cursor moved or a mark was refused
 	Changed                // the marks changed
-	Answered               // enter (or a letter on a single-answer item, when instant) with a complete answer
+	Answered               // enter with a complete answer
 )
 
-// Key applies a key press: km's Cursor, Question and Letter bindings. instant makes a letter on
-// a single-answer item answer at once (the quiz, drill and review); the mock exam passes false,
-// where a letter only marks.
-func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap, instant bool) Result {
+// Key applies a key press: km's Cursor, Question and Letter bindings. A letter (or space on the
+// cursor's option) only marks; enter answers, so a mind can change before it (with nothing
+// marked on a single-answer item, enter takes the option under the cursor).
+func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap) Result {
 	letter := keymap.Index(km.Letter, msg.String())
 	switch {
 	case key.Matches(msg, km.Cursor.Up):
@@ -142,11 +142,7 @@ func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap, instant bool) Result
 		a.note = fmt.Sprintf("Choose exactly %d (%d marked).", a.choose, len(a.marked))
 		return Moved
 	case letter >= 0 && letter < len(a.opts):
-		changed := a.mark(letter)
-		if instant && a.choose == 1 {
-			return Answered
-		}
-		if changed {
+		if a.mark(letter) {
 			return Changed
 		}
 		return Moved

@@ -38,11 +38,11 @@ func (s *Model) Take(msg common.RenderedMsg) bool {
 	return true
 }
 
-// View returns the stem of document doc: rendered when its rendering is in, else md wrapped as
-// plain text under a blank line (as the rendering starts).
+// View returns the stem of document doc under a blank line: rendered when its rendering is
+// in, else md wrapped as plain text.
 func (s *Model) View(doc, md string, width int) string {
 	if s.out != "" && s.want.Doc == doc {
-		return s.out
+		return "\n" + s.out
 	}
 	return "\n" + common.WrapHanging("  ", md, width)
 }

@@ -1,4 +1,5 @@
-// Package catalog lists the packets with the learner's progress in each, and starts the mock exam and the review.
+// Package catalog lists the packets with the learner's progress in each (filtered by / as you
+// type), picks each kata's workspace language, and starts the mock exam and the review.
 package catalog
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/find"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
@@ -21,13 +23,24 @@ import (
 // a mock exam, r reviews the cards due today.
 type Model struct {
 	c        common.Common
-	packets  []*katas.Packet
+	all      []katas.Entry // every packet, known by its manifest and counts (none is parsed)
+	packets  []katas.Entry // those the filter keeps, in order
+	filter   find.Model
+	langs    map[string]string               // kata → the language chosen for it
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
 	due      int                             // cards due now over every kata
 	open     bool                            // an unfinished mock exam waits in the store
 	read     time.Time                       // when the progress was last asked for
 	cursor   int
+	skipped  []string // the packets skipped for their problems, and why
 }
+
+// maxSkippedLines bounds the lines the skipped packets take at the top.
+const maxSkippedLines = 4
+
+// SetSkipped keeps lines on show above the katas: the packets skipped for their problems (each
+// line a folder or a problem's file:line).
+func (m *Model) SetSkipped(lines []string) { m.skipped = lines }
 
 // catalogProgressMsg carries every packet's summary and the cards due now.
 type catalogProgressMsg struct {
@@ -40,7 +53,7 @@ type catalogProgressMsg struct {
 func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
-	ps := m.packets
+	ps := m.all
 	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
@@ -66,20 +79,67 @@ func (m *Model) Refresh() tea.Cmd {
 
 // New returns the catalog of every packet in the library.
 func New(c common.Common) *Model {
-	return &Model{c: c, packets: c.Lib.Packets()}
+	all := c.Lib.Entries()
+	return &Model{c: c, all: all, packets: all, langs: map[string]string{}}
 }
 
 // ShortHelp lists the catalog's keys.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
-	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review}
+	if m.filter.Typing() {
+		return []key.Binding{k.Find.Done}
+	}
+	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review, k.Catalog.Language, k.Find.Open}
 }
 
 // FullHelp lists the catalog's keys.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
-	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open}, {k.Catalog.MockExam, k.Catalog.Review}}
+	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open, k.Catalog.Language}, {k.Catalog.MockExam, k.Catalog.Review}, {k.Find.Open, k.Find.Done}}
 }
+
+// HelpNote says what the filter matches and what l does.
+func (m *Model) HelpNote() string {
+	k := m.c.Keys
+	return keymap.Name(k.Find.Open) + " filters the katas by title, id and summary as you type; " + keymap.Name(k.Find.Done) + " keeps the filter, " + keymap.Name(k.Back) + " drops it. " +
+		keymap.Name(k.Catalog.Language) + " picks the language of the workspace the task screen creates for the kata under the cursor (python, node or go), remembered for that kata."
+}
+
+// Typing reports whether the filter is being typed (keys are text then).
+func (m *Model) Typing() bool { return m.filter.Typing() }
+
+// Back drops the filter (the one being typed, or the one kept).
+func (m *Model) Back() (tea.Cmd, bool) {
+	if !m.filter.Active() {
+		return nil, false
+	}
+	m.filter.Clear()
+	m.applyFilter()
+	return nil, true
+}
+
+// applyFilter keeps the packets the filter matches, the cursor on the same packet when it stays.
+func (m *Model) applyFilter() {
+	var cur string
+	if m.cursor < len(m.packets) {
+		cur = m.packets[m.cursor].ID
+	}
+	m.packets = nil
+	for _, p := range m.all {
+		if m.filter.Matches(p.Title + "\n" + p.ID + "\n" + p.Summary) {
+			m.packets = append(m.packets, p)
+		}
+	}
+	m.cursor = 0
+	for i, p := range m.packets {
+		if p.ID == cur {
+			m.cursor = i
+		}
+	}
+}
+
+// language is the workspace language of p: the one chosen, else the default.
+func (m *Model) language(p katas.Entry) string { return m.c.Language(p.Languages, m.langs[p.ID]) }
 
 // SetSize records the space the catalog has.
 func (m *Model) SetSize(w, h int) tea.Cmd {
@@ -92,6 +152,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
 		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
+		for id, sum := range msg.summaries {
+			if sum.Language != "" {
+				m.langs[id] = sum.Language
+			}
+		}
+		return nil
+	case common.LanguageMsg:
+		m.langs[msg.Kata] = msg.Language
 		return nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -120,7 +188,17 @@ const staleAfter = time.Minute
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.Keys
+	if r := m.filter.Key(k, keys.Find); r != find.None {
+		if r == find.Edited {
+			m.applyFilter()
+		}
+		return nil
+	}
 	switch {
+	case key.Matches(k, keys.Find.Open):
+		m.filter.Open()
+		m.applyFilter()
+		return nil
 	case key.Matches(k, keys.Catalog.MockExam):
 		return func() tea.Msg { return common.StartMockExamMsg{} }
 	case key.Matches(k, keys.Catalog.Review):
@@ -137,6 +215,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Catalog.Open):
 		id := m.packets[m.cursor].ID
 		return func() tea.Msg { return common.OpenPacketMsg{ID: id} }
+	case key.Matches(k, keys.Catalog.Language):
+		p := m.packets[m.cursor]
+		return m.c.SetLanguage(p.ID, common.NextLanguage(p.Languages, m.language(p)))
 	}
 	return nil
 }
@@ -166,20 +247,20 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := fmt.Sprintf("  %s · %s · %s · %s", common.Count(len(p.Items), "item", "items"), common.Count(p.TrapCount(), "trap", "traps"), common.Count(p.FixtureCount(), "fixture", "fixtures"), p.Source)
-	lines = append(lines, st.Subtle.Render(common.Truncate(counts, m.c.Width)))
+	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(p.Counts.Items, "item", "items"), common.Count(p.Counts.Traps, "trap", "traps"), common.Count(p.Counts.Fixtures, "fixture", "fixtures"), m.language(p), p.Source)
+	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", strings.TrimPrefix(counts, "  "), m.c.Width)), "\n")...)
 	if sum, ok := m.progress[p.ID]; ok {
-		lines = append(lines, common.Truncate(m.progressLine(p, sum), m.c.Width))
+		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
 	}
 	return append(lines, "")
 }
 
 // progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
-func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
+func (m *Model) progressLine(p katas.Entry, sum progress.KataSummary) string {
 	st := m.c.Styles
 	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
-	if sum.BestScaled > 0 {
-		parts = append(parts, fmt.Sprintf("best mock exam %d", sum.BestScaled))
+	if b := sum.BestExam; b != nil {
+		parts = append(parts, fmt.Sprintf("best mock exam %d (raw %d/%d)", b.Scaled, b.Points, b.Max))
 	} else {
 		parts = append(parts, "no mock exam yet")
 	}
@@ -189,14 +270,14 @@ func (m *Model) progressLine(p *katas.Packet, sum progress.KataSummary) string {
 		parts = append(parts, "not graded yet")
 	}
 	parts = append(parts, fmt.Sprintf("%d due", sum.Due))
-	return "  " + strings.Join(parts, " · ")
+	return strings.Join(parts, " · ")
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.
 func (m *Model) View() string {
 	st := m.c.Styles
 	k := m.c.Keys.Catalog
-	sub := common.Count(len(m.packets), "kata", "katas")
+	sub := common.Count(len(m.all), "kata", "katas")
 	if m.c.Store != nil {
 		sub += fmt.Sprintf(" · due today (%d): %s review", m.due, keymap.Name(k.Review))
 	} else {
@@ -208,7 +289,28 @@ func (m *Model) View() string {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
 	}
 	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
-	if len(m.packets) == 0 {
+	if len(m.skipped) > 0 {
+		var warn []string
+		for _, l := range m.skipped {
+			warn = append(warn, strings.Split(common.WrapHanging("⚠ ", l, m.c.Width), "\n")...)
+		}
+		if len(warn) > maxSkippedLines {
+			warn = append(warn[:maxSkippedLines-1], "  … (kata validate DIR lists every problem)")
+		}
+		for i := range warn {
+			warn[i] = st.Fail.Render(common.Truncate(warn[i], m.c.Width))
+		}
+		head = append(head[:2], append(warn, "")...)
+	}
+	if m.filter.Active() {
+		status := fmt.Sprintf("%d of %s", len(m.packets), common.Count(len(m.all), "kata", "katas"))
+		head[2] = m.filter.View(st, status, m.c.Width)
+		head = append(head, "")
+	}
+	switch {
+	case len(m.packets) == 0 && m.filter.Active():
+		return strings.Join(append(head, common.WrapHanging("  ", "No kata matches “"+m.filter.Query()+"”: "+keymap.Name(m.c.Keys.Back)+" drops the filter.", m.c.Width)), "\n")
+	case len(m.packets) == 0:
 		return strings.Join(append(head, "No packets found."), "\n")
 	}
 	room := max(m.c.Height-len(head), 1)
@@ -216,20 +318,76 @@ func (m *Model) View() string {
 	for i := range m.packets {
 		entries[i] = m.entry(i)
 	}
-	first := 0
-	for first < m.cursor {
+	return strings.Join(append(head, m.window(entries, room)...), "\n")
+}
+
+// window picks the entries to show in room lines: the cursor's entry whole, the screen filled
+// (no blank rows below while entries are hidden above), and a line saying how many entries
+// are hidden above or below.
+func (m *Model) window(entries [][]string, room int) []string {
+	n := len(entries)
+	height := func(from, to int) int { // lines of entries[from:to]
 		h := 0
-		for _, e := range entries[first : m.cursor+1] {
+		for _, e := range entries[from:to] {
 			h += len(e)
 		}
-		if h <= room {
+		return h
+	}
+	var lines []string
+	if height(0, n) <= room {
+		for _, e := range entries {
+			lines = append(lines, e...)
+		}
+		return lines
+	}
+	above := func(f int) int { // the line saying entries are hidden above
+		if f > 0 {
+			return 1
+		}
+		return 0
+	}
+	// shows reports whether, starting at entry f, the cursor's entry fits whole.
+	shows := func(f int) bool {
+		used := above(f) + height(f, m.cursor+1)
+		if used+height(m.cursor+1, n) <= room {
+			return true
+		}
+		return used+1 <= room // a line says more follow
+	}
+	f := 0
+	for f < m.cursor && !shows(f) {
+		f++
+	}
+	for f > 0 && above(f-1)+height(f-1, n) <= room {
+		f--
+	}
+	st := m.c.Styles
+	if f > 0 {
+		lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↑ %s above", common.Count(f, "more kata", "more katas"))))
+	}
+	for i := f; i < n; i++ {
+		rest := room - len(lines)
+		if height(i, n) <= rest {
+			for _, e := range entries[i:] {
+				lines = append(lines, e...)
+			}
 			break
 		}
-		first++
+		// What is left does not all fit: the last line says what follows.
+		if len(entries[i]) <= rest-1 {
+			lines = append(lines, entries[i]...)
+			continue
+		}
+		shown := max(rest-1, 0)
+		lines = append(lines, entries[i][:shown]...)
+		hidden := n - i
+		if shown >= len(entries[i])-1 { // all of it but its blank line
+			hidden--
+		}
+		if hidden > 0 {
+			lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↓ %s below", common.Count(hidden, "more kata", "more katas"))))
+		}
+		break
 	}
-	lines := head
-	for _, e := range entries[first:] {
-		lines = append(lines, e...)
-	}
-	return strings.Join(lines, "\n")
+	return lines
 }

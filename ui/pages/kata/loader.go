@@ -9,7 +9,6 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
-	"github.com/kata-mcp/kata/ui/markdown"
 )
 
 // Loader loads layers through the Library one at a time, so that the resident layer is
@@ -61,10 +60,10 @@ func (l *Loader) Load(packet, layer string, k common.RenderKey) tea.Cmd {
 		if err != nil {
 			return common.RenderedMsg{Key: k, Err: err}
 		}
-		out, err := markdown.RenderContext(ctx, md, k.Width, k.Style)
+		msg := common.RenderedContext(ctx, k, md)
 		if ctx.Err() != nil && l.latest.Load() != gen {
 			return nil // superseded: the page has asked for another layer
 		}
-		return common.RenderedMsg{Key: k, Out: out, Err: err}
+		return msg
 	}
 }

@@ -70,24 +70,70 @@ func parsePrompt(name, md string) prompt {
 	return p
 }
 
-// pick copies the prompt whose letter was pressed, through OSC 52 (tea.SetClipboard); any
-// other key closes the picker.
+// pick copies the prompt (or code block) whose letter was pressed, through OSC 52
+// (tea.SetClipboard); any other key closes the picker.
 func (m *Model) pick(msg tea.KeyPressMsg) tea.Cmd {
-	ps := m.prompts
-	m.prompts = nil
+	ps := m.picks
+	m.picks = nil
 	if i := keymap.Index(m.c.Keys.Letter, msg.String()); i >= 0 && i < len(ps) {
-		p := ps[i]
-		m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %d characters).", p.title, len(p.text))
-		return tea.SetClipboard(p.text)
+		return m.copy(ps[i])
 	}
 	return nil
 }
 
-// pickerView lists the prompts to copy.
+// copy copies p to the clipboard and says so.
+func (m *Model) copy(p prompt) tea.Cmd {
+	m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %s).", p.title, common.Count(len(p.text), "character", "characters"))
+	return tea.SetClipboard(p.text)
+}
+
+// copyCode copies the code block on screen whole (however far it runs past the edges), or
+// opens the picker when several are on screen.
+func (m *Model) copyCode() tea.Cmd {
+	if m.doc == nil {
+		return nil
+	}
+	var picks []prompt
+	seen := map[int]bool{}
+	top := m.vp.YOffset()
+	for i := top; i < min(top+m.vp.Height(), len(m.doc.Lines)); i++ {
+		c := m.doc.Lines[i].Code
+		if c < 0 || seen[c] {
+			continue
+		}
+		seen[c] = true
+		picks = append(picks, prompt{title: codeTitle(m.doc.Code[c]), text: m.doc.Code[c]})
+	}
+	switch len(picks) {
+	case 0:
+		m.note = "No code block on screen: scroll to one, then " + keymap.Name(m.c.Keys.Kata.CopyCode) + " copies it whole."
+		return nil
+	case 1:
+		return m.copy(picks[0])
+	}
+	m.picks = picks
+	return nil
+}
+
+// codeTitle names a code block in the picker and the copy note: its first non-blank line.
+func codeTitle(code string) string {
+	for _, l := range strings.Split(code, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return common.Truncate(t, 48)
+		}
+	}
+	return "an empty code block"
+}
+
+// pickerView lists the prompts (or code blocks) to copy.
 func (m *Model) pickerView() string {
 	st := m.c.Styles
-	lines := []string{st.Label.Render("  Copy which prompt to the clipboard?"), ""}
-	for i, p := range m.prompts {
+	what := "prompt"
+	if m.layerName() != promptsLayer {
+		what = "code block"
+	}
+	lines := []string{st.Label.Render("  Copy which " + what + " to the clipboard?"), ""}
+	for i, p := range m.picks {
 		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.c.Width))
 	}
 	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.c.Width)))

@@ -178,10 +178,6 @@ func (m *Model) newExamWords() string {
 	if m.opts.Items <= 0 {
 		n = total
 	}
-	from := "every kata"
-	if len(m.opts.Katas) > 0 {
-		from = strings.Join(ids, ", ")
-	}
 	limit := "untimed"
 	switch {
 	case m.opts.Time == 0:
@@ -189,7 +185,22 @@ func (m *Model) newExamWords() string {
 	case m.opts.Time > 0:
 		limit = common.Clock(m.opts.Time) + " to answer"
 	}
-	return fmt.Sprintf("%s from %s, %s", common.Count(n, "item", "items"), from, limit)
+	return drawWords(n, ids, len(m.opts.Katas) == 0) + ", " + limit
+}
+
+// drawWords says how many items an exam has and where they come from: "3 items from
+// mini-kata", or, over several katas, "3 items in all, drawn across the 3 katas" (every kata)
+// or "… across kata-a, kata-b" (those named) — never "from every kata", which reads as
+// 3 from each.
+func drawWords(n int, ids []string, every bool) string {
+	items := common.Count(n, "item", "items")
+	switch {
+	case len(ids) == 1:
+		return items + " from " + ids[0]
+	case every:
+		return items + " in all, drawn across the " + common.Count(len(ids), "kata", "katas")
+	}
+	return items + " in all, drawn across " + strings.Join(ids, ", ")
 }
 
 // stemOpening is the first line of a stem as plain text: how the jump list names an item while

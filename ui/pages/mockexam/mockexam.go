@@ -413,7 +413,7 @@ func (m *Model) takingKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeConfirm
 		return nil
 	}
-	switch m.a.Key(msg, k, false) {
+	switch m.a.Key(msg, k) {
 	case question.Changed:
 		m.chosen[q.Ref] = m.a.Chosen()
 		return m.save(q.Ref)

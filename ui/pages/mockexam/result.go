@@ -55,7 +55,7 @@ func (m *Model) resultContent() string {
 	lines = append(lines, tallyRows(st, "By kata", r.ByKata, m.c.Width)...)
 	lines = append(lines, "")
 	lines = append(lines, tallyRows(st, "By scenario", r.ByScenario, m.c.Width)...)
-	lines = append(lines, "", st.Subtle.Render("  "+keymap.Says(m.c.Keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.Keys.Back, "back to the catalog")))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", keymap.Says(m.c.Keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.Keys.Back, "back to the catalog"), m.c.Width)))
 	return strings.Join(lines, "\n")
 }
 

@@ -41,7 +41,7 @@ func (m *Model) View() string {
 		}
 	case stageResult:
 		left = st.Title.Render("Mock exam · result")
-		second = st.Subtle.Render(fmt.Sprintf("%d items from %s", len(m.qs), strings.Join(m.att.Katas, ", ")))
+		second = st.Subtle.Render(drawWords(len(m.qs), m.att.Katas, len(m.opts.Katas) == 0))
 	case stageReview:
 		q := m.qs[m.idx]
 		left = st.Title.Render(fmt.Sprintf("Mock exam review · item %d of %d", m.idx+1, len(m.qs)))

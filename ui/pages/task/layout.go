@@ -2,24 +2,49 @@ package task
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
 
+// sideBySide is the width from which an open step's text and its tests stand side by side;
+// narrower, the tests come first and the text under them.
+const sideBySide = 100
+
+// maxOutputLines bounds the stderr lines a failure shows here (kata grade -v shows it all).
+const maxOutputLines = 12
+
+// stepsWidth caps the width of the steps list, so each step's result stays near its title.
+const stepsWidth = 80
+
+// maxNamed bounds the fixed and new tests named under the summary.
+const maxNamed = 5
+
 // refresh lays the content out again (after a change of state or width) and, after a selection
-// move, keeps the selected test and as much of its details as fit in sight.
+// move, keeps the selection (and as much of its details as fit) in sight.
 func (m *Model) refresh() {
 	if m.c.Width == 0 {
 		return
 	}
+	var top block
+	m.spinAt = m.summary(&top)
+	m.top = top
+	m.vp.SetSize(m.c.Width, max(m.c.Height-2-len(top)-1, 1))
 	var first, last int
-	m.lines, m.spinAt, first, last = m.content()
+	if m.open {
+		m.lines, first, last = m.stepContent()
+	} else {
+		m.lines, first, last = m.listContent()
+	}
 	m.vp.SetContent(strings.Join(m.lines, "\n"))
 	if m.follow {
 		m.vp.FollowRange(first, last)
@@ -30,11 +55,10 @@ func (m *Model) refresh() {
 // redrawSpinner redraws the grading line alone, for a spinner tick: the rest of the content
 // stays as laid out.
 func (m *Model) redrawSpinner() {
-	if m.spinAt < 0 || m.spinAt >= len(m.lines) {
+	if m.spinAt < 0 || m.spinAt >= len(m.top) {
 		return
 	}
-	m.lines[m.spinAt] = m.gradingLine()
-	m.vp.SetContent(strings.Join(m.lines, "\n"))
+	m.top[m.spinAt] = m.gradingLine()
 }
 
 // gradingLine is the line shown while grading: the spinner, the count and what runs now.
@@ -46,107 +70,287 @@ func (m *Model) gradingLine() string {
 	return common.Truncate(m.spin.View()+" Grading…"+count+" "+m.c.Styles.Subtle.Render(m.status), m.c.Width)
 }
 
-// content lays the screen out as lines and returns them with the grading line's index (-1 if
-// none) and the lines of the selected test and its details (-1, -1 if none).
-func (m *Model) content() (lines []string, spinAt, first, last int) {
+// block collects wrapped lines.
+type block []string
+
+func (b *block) add(s string) { *b = append(*b, strings.Split(s, "\n")...) }
+
+// summary lays out the top of the screen: the grading under way, or the last grade's summary
+// and what changed since the one before (the fixed and the new named), or how to grade.
+func (m *Model) summary(b *block) (spinAt int) {
 	st := m.c.Styles
 	w := m.c.Width
 	spinAt = -1
-	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-
-	add(st.Label.Render("Steps"))
-	for _, s := range m.p.Task.Steps {
-		add(common.WrapHanging(fmt.Sprintf("  %d. ", s.Number), s.Title, w))
-	}
-	add("")
-	add(st.Label.Render("Workspace"))
-	add(common.WrapHanging("  ", m.dir, w))
-	switch {
-	case m.wsErr != "":
-		add(st.Fail.Render(common.WrapHanging("  ", m.wsErr, w)))
-	case m.note != "":
-		add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
-	case m.ws == wsUnknown:
-		add(st.Subtle.Render("  checking…"))
-	case m.ws == wsMissing:
-		add(common.WrapHanging("  ", "Not created yet: press "+keymap.Name(m.c.Keys.Task.Init)+" to create it from the "+m.language()+" template.", w))
-	default:
-		add(st.Subtle.Render(common.WrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade.", w)))
-	}
-	add("")
-
 	switch {
 	case m.running():
-		spinAt = len(lines)
-		lines = append(lines, m.gradingLine())
-		add("")
+		spinAt = len(*b)
+		*b = append(*b, m.gradingLine())
 	case m.report == nil:
-		add(common.WrapHanging("", "Press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
-		return lines, spinAt, -1, -1
+		b.add(common.WrapHanging("", "Press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
+	case m.report.Status == grader.StatusError:
+		msg := m.report.Message
+		if msg == "" {
+			msg = "the submission could not be graded"
+		}
+		box := st.ErrBox.Width(w)
+		inner := max(w-box.GetHorizontalFrameSize(), 1)
+		b.add(box.Render(ansi.Wrap("Could not grade: "+sanitize(msg), inner, "")))
 	default:
 		rep := m.report
-		if rep.Status == grader.StatusError {
-			msg := rep.Message
-			if msg == "" {
-				msg = "the submission could not be graded"
-			}
-			box := st.ErrBox.Width(w)
-			inner := max(w-box.GetHorizontalFrameSize(), 1)
-			add(box.Render(ansi.Wrap("Could not grade: "+sanitize(msg), inner, "")))
-		}
 		pass, fail, errored := rep.Counts()
-		summary := fmt.Sprintf("%d passed, %d failed", pass, fail)
+		s := fmt.Sprintf("%d passed, %d failed", pass, fail)
 		if errored > 0 {
-			summary += fmt.Sprintf(", %d errored", errored)
+			s += fmt.Sprintf(", %d errored", errored)
 		}
-		add(st.Label.Render(summary) + st.Subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)))
-		add("")
+		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)), w))
+		if m.prev != nil && rep == m.last {
+			d := grader.Compare(m.prev, rep)
+			b.add(common.WrapHanging("", "Since the last grade: "+d.String(), w))
+			name := func(word string, ts []grader.TestResult) {
+				for i, t := range ts {
+					if i == maxNamed {
+						b.add(st.Subtle.Render(fmt.Sprintf("  … and %d more", len(ts)-maxNamed)))
+						break
+					}
+					b.add(common.Truncate("  "+word+" "+t.Name, w))
+				}
+			}
+			name(st.Pass.Render("fixed"), d.Fixed)
+			name(st.Fail.Render("new  "), d.New)
+		}
 	}
-
-	first, last = -1, -1
-	for i, t := range m.tests() {
-		step := st.Subtle.Render(fmt.Sprintf("  step %d", t.TaskID))
-		if t.TaskID <= 0 {
-			step = st.Subtle.Render("  whole run")
-		}
-		if i != m.cursor || m.running() {
-			add(common.Truncate("  "+st.Mark(t.Status)+" "+t.Name+step, w))
-			continue
-		}
-		first = len(lines)
-		add(common.Truncate(st.Accent.Render("> ")+st.Mark(t.Status)+" "+st.Selected.Render(t.Name)+step, w))
-		if t.Status != grader.StatusPass {
-			add(m.details(t))
-		}
-		last = len(lines) - 1
-	}
-	return lines, spinAt, first, last
+	return spinAt
 }
 
-// details lays out a failed test's step, rule, message and output, indented under it.
-func (m *Model) details(t grader.TestResult) string {
+// workspace lays out where the workspace is, its language and what to do with it.
+func (m *Model) workspace(b *block) {
+	st := m.c.Styles
+	w := m.c.Width
+	k := m.c.Keys.Task
+	b.add(st.Label.Render("Workspace") + " " + st.Subtle.Render(m.language()))
+	b.add(common.WrapHanging("  ", m.dir, w))
+	switch {
+	case m.wsErr != "":
+		b.add(st.Fail.Render(common.WrapHanging("  ", m.wsErr, w)))
+	case m.note != "":
+		b.add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
+	case m.ws == wsUnknown:
+		b.add(st.Subtle.Render("  checking…"))
+	case m.ws == wsMissing:
+		more := ""
+		if len(m.p.Languages) > 1 {
+			more = " (" + keymap.Name(k.Language) + " picks another: " + strings.Join(m.p.Languages, ", ") + ")"
+		}
+		b.add(common.WrapHanging("  ", "Not created yet: press "+keymap.Name(k.Init)+" to create it from the "+m.language()+" template"+more+".", w))
+	default:
+		b.add(st.Subtle.Render(common.WrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(k.Grade)+" to grade.", w)))
+	}
+}
+
+// listContent lays out what follows the summary: the workspace, the first failure in focus
+// and the steps with their results; it returns the lines and the selected step's line twice
+// (the range to keep in sight).
+func (m *Model) listContent() (lines []string, first, last int) {
+	st := m.c.Styles
+	w := m.c.Width
+	var b block
+	m.workspace(&b)
+	if f := m.firstFailure(); f != nil {
+		b.add("")
+		b.add(common.Truncate(st.Label.Render("First failure")+st.Subtle.Render(" · "+m.stepLabel(f.TaskID)), w))
+		b.add(common.Truncate("  "+st.Mark(f.Status)+" "+f.Name, w))
+		b.add(m.details(*f, true))
+	}
+	b.add("")
+	b.add(st.Label.Render("Steps") + st.Subtle.Render(" · "+keymap.Says(m.c.Keys.Task.Open, "read the step beside its tests")))
+	first = -1
+	for i, s := range m.p.Task.Steps {
+		line := m.stepLine(s, i == m.step)
+		if i == m.step {
+			first = len(b)
+		}
+		b.add(line)
+	}
+	return b, first, first
+}
+
+// stepLine is a step of the list: its number and title, and its results on the right.
+func (m *Model) stepLine(s katas.Step, selected bool) string {
+	st := m.c.Styles
+	w := min(m.c.Width, stepsWidth)
+	res := m.stepResult(s.Number)
+	prefix := "  "
+	title := fmt.Sprintf("%d. %s", s.Number, s.Title)
+	if selected {
+		prefix = st.Accent.Render("> ")
+		title = st.Selected.Render(title)
+	}
+	room := w - lipgloss.Width(res) - 3
+	left := prefix + common.Truncate(title, max(room, 1))
+	gap := max(w-lipgloss.Width(left)-lipgloss.Width(res), 1)
+	return left + strings.Repeat(" ", gap) + res
+}
+
+// stepResult sums up a step's tests: "✓ 5/5", "✗ 1/5", "…" while none has finished yet, "" before
+// any grading.
+func (m *Model) stepResult(n int) string {
+	st := m.c.Styles
+	pass, total := 0, 0
+	for _, t := range m.tests() {
+		if t.TaskID == n {
+			total++
+			if t.Status == grader.StatusPass {
+				pass++
+			}
+		}
+	}
+	switch {
+	case total == 0 && m.running():
+		return st.Subtle.Render("…")
+	case total == 0:
+		return ""
+	case pass == total && !m.running():
+		return st.Mark(grader.StatusPass) + fmt.Sprintf(" %d/%d", pass, total)
+	case pass == total:
+		return st.Subtle.Render(fmt.Sprintf("%d/%d so far", pass, total))
+	}
+	return st.Mark(grader.StatusFail) + fmt.Sprintf(" %d/%d", pass, total)
+}
+
+// stepContent lays out the open step: its text and its tests (the selected failing one with
+// its details), side by side on a wide screen, the tests first on a narrow one. It returns the
+// lines and the selected test's lines.
+func (m *Model) stepContent() (lines []string, first, last int) {
+	s, _ := m.selectedStep()
+	w := m.c.Width
+	if w >= sideBySide {
+		left := w * 55 / 100
+		right := w - left - 3
+		text := m.stepLines(s, left)
+		tests, tf, tl := m.testLines(s, right)
+		bar := m.c.Styles.Subtle.Render(" │ ")
+		for i := range max(len(text), len(tests)) {
+			l, r := "", ""
+			if i < len(text) {
+				l = text[i]
+			}
+			if i < len(tests) {
+				r = tests[i]
+			}
+			l = ansi.Truncate(l, left, "")
+			lines = append(lines, l+strings.Repeat(" ", max(left-lipgloss.Width(l), 0))+bar+r)
+		}
+		return lines, tf, tl
+	}
+	tests, tf, tl := m.testLines(s, w)
+	lines = append(lines, tests...)
+	lines = append(lines, "")
+	lines = append(lines, m.stepLines(s, w)...)
+	return lines, tf, tl
+}
+
+// stepLines is the step's text, rendered for width (plain until the rendering is in).
+func (m *Model) stepLines(s katas.Step, width int) []string {
+	st := m.c.Styles
+	head := common.WrapHanging("", st.Title.Render(fmt.Sprintf("Step %d · %s", s.Number, s.Title)), width)
+	body := m.stepText.ViewTop(m.stepDoc(s), s.Markdown, width)
+	return strings.Split(head+"\n"+body, "\n")
+}
+
+// testLines lays out the open step's tests in the run's order (so they never reorder while
+// grading): each with its mark, the selected one highlighted with, when it did not pass, its
+// details. It returns the lines and the selected test's first and last line (-1, -1 if none).
+func (m *Model) testLines(s katas.Step, width int) ([]string, int, int) {
+	st := m.c.Styles
+	ts := m.stepTests()
+	pass := 0
+	for _, t := range ts {
+		if t.Status == grader.StatusPass {
+			pass++
+		}
+	}
+	var b block
+	switch {
+	case len(ts) == 0 && m.running():
+		b.add(st.Label.Render("Tests") + st.Subtle.Render(" · none finished yet"))
+	case len(ts) == 0:
+		b.add(common.WrapHanging("", st.Label.Render("Tests")+st.Subtle.Render(" · not graded yet: press "+keymap.Name(m.c.Keys.Task.Grade)), width))
+	default:
+		b.add(st.Label.Render("Tests") + st.Subtle.Render(fmt.Sprintf(" · %d of %d passed", pass, len(ts))))
+	}
+	sel := m.selectedTest()
+	if sel != nil && m.test == "" && m.running() {
+		m.test = sel.ID // pinned: a failure finishing above it while grading does not take its place
+	}
+	first, last := -1, -1
+	for _, t := range ts {
+		if sel == nil || t.ID != sel.ID {
+			b.add(common.Truncate("  "+st.Mark(t.Status)+" "+t.Name, width))
+			continue
+		}
+		first = len(b)
+		b.add(common.Truncate(st.Accent.Render("> ")+st.Mark(t.Status)+" "+st.Selected.Render(t.Name), width))
+		if t.Status != grader.StatusPass {
+			b.add(m.detailsAt(t, false, width))
+		}
+		last = len(b) - 1
+	}
+	return b, first, last
+}
+
+// details lays out a failed test's rule, message, output and hint under it, at the screen's
+// width; withStep points the hint at the step's text.
+func (m *Model) details(t grader.TestResult, withStep bool) string {
+	return m.detailsAt(t, withStep, m.c.Width)
+}
+
+// detailsAt is details at width w.
+func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 	st := m.c.Styles
 	const indent = "    "
-	w := m.c.Width
-	var lines []string
-	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
-	add(st.Subtle.Render(common.WrapHanging(indent, m.stepLabel(t.TaskID), w)))
+	var b block
 	if t.Rule != "" {
-		add(common.WrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
+		b.add(common.WrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
 	}
 	for _, l := range strings.Split(sanitize(t.Message), "\n") {
 		if strings.TrimSpace(l) != "" {
-			add(common.WrapHanging(indent, l, w))
+			b.add(common.WrapHanging(indent, l, w))
 		}
 	}
 	if out := strings.TrimRight(sanitize(t.Output), "\n"); out != "" {
-		add(st.Label.Render(indent + "Output (stderr):"))
-		for _, l := range strings.Split(ansi.Hardwrap(out, max(w-len(indent)-2, 1), true), "\n") {
-			add(st.Subtle.Render(indent + "  " + l))
+		b.add(st.Label.Render(indent + "Output (stderr):"))
+		lines := strings.Split(ansi.Hardwrap(out, max(w-len(indent)-2, 1), true), "\n")
+		if len(lines) > maxOutputLines {
+			b.add(st.Subtle.Render(fmt.Sprintf("%s  … %d lines before (kata grade -v shows them)", indent, len(lines)-maxOutputLines)))
+			lines = lines[len(lines)-maxOutputLines:]
+		}
+		for _, l := range lines {
+			b.add(st.Subtle.Render(indent + "  " + l))
 		}
 	}
-	add("")
-	return strings.Join(lines, "\n")
+	if h := m.hint(t, withStep); h != "" {
+		b.add(st.Accent.Render(common.WrapHanging(indent+"Hint: ", h, w)))
+	}
+	b.add("")
+	return strings.Join(b, "\n")
+}
+
+// hint says where to look: the statement of the first rule the test broke and the section of
+// docs/grading.md that explains it, and (withStep) the step of the task that says what to do.
+func (m *Model) hint(t grader.TestResult, withStep bool) string {
+	var parts []string
+	for _, id := range t.FailedRules {
+		if r, ok := m.rules[id]; ok {
+			parts = append(parts, r.Statement+" ("+r.Doc()+")")
+			break
+		}
+	}
+	if withStep {
+		if _, ok := m.p.Task.Step(t.TaskID); ok {
+			parts = append(parts, fmt.Sprintf("step %d says what to do: select it below and press %s", t.TaskID, keymap.Name(m.c.Keys.Task.Open)))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // stepLabel names a task step: "step 2 · Map failures".
@@ -159,6 +363,86 @@ func (m *Model) stepLabel(n int) string {
 	}
 	return "whole run"
 }
+
+// firstFailure is the first failing test of the results on show, in step order.
+func (m *Model) firstFailure() *grader.TestResult {
+	if m.report != nil {
+		return grader.FirstFailure(m.report)
+	}
+	return nil
+}
+
+// stepIndex is the index of step n in the task, -1 if none.
+func (m *Model) stepIndex(n int) int {
+	for i, s := range m.p.Task.Steps {
+		if s.Number == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// selectedStep is the step under the cursor.
+func (m *Model) selectedStep() (katas.Step, bool) {
+	if m.step < 0 || m.step >= len(m.p.Task.Steps) {
+		return katas.Step{}, false
+	}
+	return m.p.Task.Steps[m.step], true
+}
+
+// stepTests are the selected step's tests, in the run's order.
+func (m *Model) stepTests() []grader.TestResult {
+	s, ok := m.selectedStep()
+	if !ok {
+		return nil
+	}
+	var out []grader.TestResult
+	for _, t := range m.tests() {
+		if t.TaskID == s.Number {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// selectedTest is the open step's selected test: the one picked, else its first failing
+// test, else its first; nil when it has none.
+func (m *Model) selectedTest() *grader.TestResult {
+	ts := m.stepTests()
+	for i := range ts {
+		if ts[i].ID == m.test {
+			return &ts[i]
+		}
+	}
+	for i := range ts {
+		if ts[i].Status != grader.StatusPass {
+			return &ts[i]
+		}
+	}
+	if len(ts) > 0 {
+		return &ts[0]
+	}
+	return nil
+}
+
+// stepDoc is the rendering key's document of step s.
+func (m *Model) stepDoc(s katas.Step) string { return m.p.ID + "#step-" + strconv.Itoa(s.Number) }
+
+// requestStep asks for the open step's text at its width and style.
+func (m *Model) requestStep() tea.Cmd {
+	s, ok := m.selectedStep()
+	if !ok || !m.open || m.c.Width == 0 {
+		return nil
+	}
+	width := m.c.Width
+	if width >= sideBySide {
+		width = width * 55 / 100
+	}
+	return m.stepText.Request(common.RenderKey{Doc: m.stepDoc(s), Width: width, Style: m.c.MDStyle}, s.Markdown)
+}
+
+// itoa is strconv.Itoa.
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // sanitize makes learner-produced text safe to draw: grader.Sanitize (the one sanitiser every
 // report goes through; a Report arrives sanitised, error text from elsewhere may not), and

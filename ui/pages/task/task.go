@@ -1,8 +1,13 @@
-// Package task is a packet's task: its steps and workspace, creating the workspace, grading it with live progress (and again on each save), opening it in the editor, and the results.
+// Package task is a packet's task, as rustlings shows an exercise: the summary of the last
+// grade first (and what changed since the one before), the first failing test in focus with
+// its message and a hint, then the steps with their results; enter on a step shows its text
+// beside its tests. It creates the workspace in the language chosen for the kata, grades it
+// with live progress (and again on each save), and opens it in the editor.
 package task
 
 import (
 	"os/exec"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -11,6 +16,7 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/components/stem"
 	"github.com/kata-mcp/kata/ui/components/viewport"
 	"github.com/kata-mcp/kata/ui/keymap"
 )
@@ -24,14 +30,16 @@ const (
 	wsReady
 )
 
-// Model shows the task's steps and the workspace, creates the workspace, grades it with
-// live progress and lists the results; the selected failed test shows its message and output.
+// Model shows the task: the last grade's summary and first failure, the workspace, and the
+// steps with their results; one step at a time can be open beside its tests.
 type Model struct {
 	c      common.Common
 	p      *katas.Packet
 	dir    string
 	ws     wsState
 	wsErr  string
+	wsLang string // the workspace's language (its kata.json), once it exists
+	chosen string // the language chosen for the kata, "" for none
 	note   string // the last action's outcome, e.g. "Created from the python template."
 	busy   bool   // creating the workspace
 	run    *gradeRun
@@ -40,17 +48,26 @@ type Model struct {
 	total  int
 	status string // what the grader is doing now
 	live   []grader.TestResult
-	report *grader.Report
-	cursor int
-	follow bool
+	// report is the grading on show (nil while one runs); last the latest finished one, prev
+	// the one before it: the screen says what changed between them.
+	report, last, prev *grader.Report
+	order              []string // the run's fixed test order (grader.TestOrder)
+	rules              map[grader.RuleID]grader.Rule
+	step               int    // the selected step, an index into p.Task.Steps
+	open               bool   // the selected step is open: its text beside its tests
+	test               string // the id of the selected test of the open step
+	follow             bool
 	// regrade is set when a file changed during a grading: grade again when it ends.
 	regrade bool
 	// watching is set once the watcher command is out: later workspace checks start none.
 	watching bool
+	stepText stem.Model // the open step's text, rendered
 	opts     Options
 	vp       *viewport.Model
-	// lines is the content laid out for the width; spinAt is the line of the grading spinner
-	// (-1 for none), the only line a spinner tick redraws.
+	// top is the summary above the viewport (always in sight); lines the content laid out for
+	// the width below it; spinAt is the line of top with the grading spinner (-1 for none),
+	// the only line a spinner tick redraws.
+	top    []string
 	lines  []string
 	spinAt int
 }
@@ -59,9 +76,6 @@ type Model struct {
 type Options struct {
 	// Dir is the workspace folder.
 	Dir string
-	// Language is the template `i` creates the workspace from; empty means "python" when the
-	// packet has it, else the packet's first language.
-	Language string
 	// Grade grades the workspace; Runs tracks the gradings in flight for the program's exit.
 	Grade GradeFunc
 	Runs  *Runs
@@ -81,41 +95,48 @@ func New(c common.Common, p *katas.Packet, opts Options) *Model {
 	if c.Styles.NoColor() {
 		sp = spinner.Line
 	}
+	rules := map[grader.RuleID]grader.Rule{}
+	for _, r := range grader.RulesFor(p) {
+		rules[r.ID] = r
+	}
 	return &Model{
 		c:      c,
 		p:      p,
 		opts:   opts,
 		dir:    opts.Dir,
+		order:  grader.TestOrder(p),
+		rules:  rules,
 		spin:   spinner.New(spinner.WithSpinner(sp)),
 		vp:     viewport.New(),
 		spinAt: -1,
 	}
 }
 
-// language is the template `i` creates the workspace from.
+// language is the template `i` creates the workspace from: the workspace's own once it
+// exists, else the one chosen for the kata, else the default.
 func (m *Model) language() string {
-	if l := m.opts.Language; l != "" {
-		return l
+	if m.wsLang != "" {
+		return m.wsLang
 	}
-	for _, l := range m.p.Languages {
-		if l == "python" {
-			return l
-		}
-	}
-	if len(m.p.Languages) > 0 {
-		return m.p.Languages[0]
-	}
-	return "python"
+	return m.c.Language(m.p.Languages, m.chosen)
 }
 
-// Open returns the command that checks the workspace folder; the root calls it when the
-// screen is shown.
-func (m *Model) Open() tea.Cmd { return statWorkspace(m.p.ID, m.dir) }
+// Open returns the commands that check the workspace folder and read the language chosen for
+// the kata; the root calls it when the screen is shown.
+func (m *Model) Open() tea.Cmd {
+	id := m.p.ID
+	read := m.c.Read("reading the language", func(s common.Store) (tea.Msg, error) {
+		l, err := s.Language(id)
+		return common.LanguageMsg{Kata: id, Language: l}, err
+	})
+	return tea.Batch(statWorkspace(m.p.ID, m.dir), read)
+}
 
 // running reports whether a grading is in flight.
 func (m *Model) running() bool { return m.run != nil }
 
-// tests returns the results on show: the report's, or those finished so far.
+// tests returns the results on show in the run's fixed order: the report's, or those finished
+// so far (which therefore never change places as more finish).
 func (m *Model) tests() []grader.TestResult {
 	if m.report != nil {
 		return m.report.Tests
@@ -129,6 +150,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	var b []key.Binding
 	if m.ws != wsReady {
 		b = append(b, k.Init)
+		if len(m.p.Languages) > 1 {
+			b = append(b, k.Language)
+		}
 	}
 	if !m.running() {
 		b = append(b, k.Grade)
@@ -136,24 +160,41 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.ws == wsReady {
 		b = append(b, k.Edit)
 	}
-	if len(m.tests()) > 0 {
-		b = append(b, k.Up)
+	if !m.open {
+		b = append(b, k.Open)
 	}
-	return append(b, k.PageUp)
+	return append(b, k.Up, k.PageUp)
 }
 
-// FullHelp lists the task screen's keys in one column.
+// FullHelp lists the task screen's keys.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys.Task
-	return [][]key.Binding{{k.Init, k.Grade, k.Edit}, {k.Up, k.PageUp}}
+	return [][]key.Binding{{k.Init, k.Language, k.Grade, k.Edit}, {k.Up, k.Open, k.PageUp}}
 }
 
-// SetSize sizes the viewport.
+// HelpNote says what the screen shows and how the language is chosen.
+func (m *Model) HelpNote() string {
+	return "The task screen shows the last grade first, then the first failing test with its message and a hint, then the steps with their results; " +
+		keymap.Name(m.c.Keys.Task.Open) + " on a step shows its text beside its tests, " + keymap.Name(m.c.Keys.Back) + " goes back to the steps. " +
+		keymap.Name(m.c.Keys.Task.Language) + " picks the workspace language (python, node or go) before the workspace exists; the choice is remembered for the kata."
+}
+
+// SetSize sizes the viewport and asks for the open step's text at the new width.
 func (m *Model) SetSize(w, h int) tea.Cmd {
 	m.c.SetSize(w, h)
-	m.vp.SetSize(w, h-2)
 	m.refresh()
-	return nil
+	return m.requestStep()
+}
+
+// Back closes the open step.
+func (m *Model) Back() (tea.Cmd, bool) {
+	if !m.open {
+		return nil, false
+	}
+	m.open = false
+	m.follow = true
+	m.refresh()
+	return nil, true
 }
 
 // Update handles the workspace, grading and selection messages.
@@ -164,9 +205,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.packet != m.p.ID || msg.dir != m.dir {
 			return nil
 		}
-		m.ws = wsMissing
+		m.ws, m.wsLang = wsMissing, ""
 		if msg.exists {
-			m.ws = wsReady
+			m.ws, m.wsLang = wsReady, msg.language
 		}
 		m.wsErr = ""
 		if msg.err != nil {
@@ -184,6 +225,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// Saving a file of the workspace re-grades it; the command starts the watcher.
 			m.watching = true
 			cmd = m.opts.Watchers.Watch(m.dir)
+		}
+	case common.LanguageMsg:
+		if msg.Kata != m.p.ID {
+			return nil
+		}
+		m.chosen = msg.Language
+	case common.RenderedMsg:
+		if !m.stepText.Take(msg) {
+			return nil
 		}
 	case workspaceChangedMsg:
 		if msg.dir != m.dir {
@@ -208,16 +258,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.run = nil
-		m.report = msg.rep
+		m.finish(msg.rep)
 		cmd = m.recordGrade(msg.rep)
-		m.cursor = 0
-		for i, t := range m.report.Tests {
-			if t.Status != grader.StatusPass {
-				m.cursor = i
-				break
-			}
-		}
-		m.follow = true
 		if m.regrade {
 			m.regrade = false
 			m.note = "A file changed while grading: grading again."
@@ -250,6 +292,30 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// finish takes a finished grading: it goes on show, the previous one is kept to compare with,
+// and the first failing step is selected (its first failing test when a step is open).
+func (m *Model) finish(rep *grader.Report) {
+	m.report = rep
+	if rep.Status != grader.StatusError {
+		if m.last != nil && m.last.Status != grader.StatusError {
+			m.prev = m.last
+		}
+		m.last = rep
+	}
+	if first := grader.FirstFailure(rep); first != nil && !m.open {
+		if i := m.stepIndex(first.TaskID); i >= 0 {
+			m.step = i
+		}
+	}
+	if sel := m.selectedTest(); m.open && (sel == nil || sel.ID != m.test || sel.Status == grader.StatusPass) {
+		m.test = "" // the selected test passes now (or is gone): the step's first failure instead
+	}
+	m.follow = m.open
+	if !m.open {
+		m.vp.GotoTop() // the first failure, under the summary
+	}
+}
+
 // key handles one key press.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys.Task
@@ -264,6 +330,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = "Creating the workspace…"
 			return initWorkspace(m.p, m.dir, m.language())
 		}
+	case key.Matches(msg, k.Language):
+		if m.ws == wsReady {
+			m.note = "The workspace is a " + m.language() + " one (its kata.json says so), and stays one; to start over in another language, move the folder away and press " + keymap.Name(k.Init) + "."
+			return nil
+		}
+		m.note = ""
+		return m.c.SetLanguage(m.p.ID, common.NextLanguage(m.p.Languages, m.language()))
 	case key.Matches(msg, k.Edit):
 		if m.ws != wsReady {
 			m.note = m.noWorkspace()
@@ -279,16 +352,42 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = ""
 			return m.startGrade()
 		}
+	case key.Matches(msg, k.Open) && !m.open && len(m.p.Task.Steps) > 0:
+		m.open, m.test, m.follow = true, "", true
+		m.vp.GotoTop()
+		return m.requestStep()
 	case key.Matches(msg, k.Up):
-		m.cursor = max(m.cursor-1, 0)
-		m.follow = true
+		m.move(-1)
 	case key.Matches(msg, k.Down):
-		m.cursor = max(min(m.cursor+1, len(m.tests())-1), 0)
-		m.follow = true
+		m.move(1)
 	default:
 		m.vp.PageKey(msg, keymap.Scroll{PageUp: k.PageUp, PageDown: k.PageDown})
 	}
 	return nil
+}
+
+// move moves the selection by d: a step in the list, a test of the open step.
+func (m *Model) move(d int) {
+	m.follow = true
+	if !m.open {
+		m.step = max(min(m.step+d, len(m.p.Task.Steps)-1), 0)
+		return
+	}
+	ts := m.stepTests()
+	if len(ts) == 0 {
+		return
+	}
+	i := 0
+	for j, t := range ts {
+		if t.ID == m.test {
+			i = j
+		}
+	}
+	if m.selectedTest() == nil {
+		i = 0
+		d = 0
+	}
+	m.test = ts[max(min(i+d, len(ts)-1), 0)].ID
 }
 
 // noWorkspace says there is no workspace yet and which key creates it.
@@ -296,14 +395,15 @@ func (m *Model) noWorkspace() string {
 	return "There is no workspace yet: press " + keymap.Name(m.c.Keys.Task.Init) + " to create it."
 }
 
-// startGrade clears the last results and starts a grading; the view shows "grading…" at once.
+// startGrade clears the results on show and starts a grading; the view shows "grading…" at
+// once. The last finished grading is kept to say what changed.
 func (m *Model) startGrade() tea.Cmd {
-	m.report, m.live, m.done, m.total, m.status, m.cursor = nil, nil, 0, 0, "starting", 0
+	m.report, m.live, m.done, m.total, m.status = nil, nil, 0, 0, "starting"
 	m.run = m.opts.Runs.newRun()
 	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir))
 }
 
-// progress applies one grading event.
+// progress applies one grading event; finished tests take their place in the run's order.
 func (m *Model) progress(ev grader.Event) {
 	if ev.Total > 0 {
 		m.total = ev.Total
@@ -315,6 +415,7 @@ func (m *Model) progress(ev grader.Event) {
 	case grader.EventTestFinished:
 		if ev.Result != nil {
 			m.live = append(m.live, *ev.Result)
+			grader.SortTests(m.live, m.order)
 		}
 	case grader.EventInfo:
 		if ev.Message != "" {
@@ -327,10 +428,19 @@ func (m *Model) progress(ev grader.Event) {
 func (m *Model) View() string {
 	st := m.c.Styles
 	title := st.Title.Render(m.p.Task.Title)
+	if m.open {
+		if s, ok := m.selectedStep(); ok {
+			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · step "+itoa(s.Number))
+		}
+	}
 	if pc := m.vp.Percent(); pc != "" {
 		title += "  " + st.Subtle.Render(pc)
 	}
-	return common.Truncate(title, m.c.Width) + "\n\n" + m.vp.View()
+	top := ""
+	if len(m.top) > 0 {
+		top = strings.Join(m.top, "\n") + "\n"
+	}
+	return common.Truncate(title, m.c.Width) + "\n\n" + top + "\n" + m.vp.View()
 }
 
 // recordGrade stores a finished grading run.

@@ -8,24 +8,39 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
 )
 
 // workspaceMsg reports whether a kata's workspace folder exists, or the result of creating it.
 type workspaceMsg struct {
-	packet  string
-	dir     string
-	exists  bool
-	created bool  // the message answers an init
-	err     error // stat or init failure
+	packet   string
+	dir      string
+	exists   bool
+	language string // the workspace's language, from its kata.json ("" when unreadable)
+	created  bool   // the message answers an init
+	err      error  // stat or init failure
 }
 
-// statWorkspace reports whether dir exists.
+// statWorkspace reports whether dir exists, and its language.
 func statWorkspace(packet, dir string) tea.Cmd {
 	return func() tea.Msg {
 		ok, err := dirExists(dir)
-		return workspaceMsg{packet: packet, dir: dir, exists: ok, err: err}
+		return workspaceMsg{packet: packet, dir: dir, exists: ok, language: workspaceLanguage(dir, ok), err: err}
 	}
+}
+
+// workspaceLanguage is the language an existing workspace's kata.json names ("" when it cannot
+// be read: grading says why).
+func workspaceLanguage(dir string, exists bool) string {
+	if !exists {
+		return ""
+	}
+	kc, err := grader.LoadKataConfig(dir)
+	if err != nil {
+		return ""
+	}
+	return kc.Language
 }
 
 // initWorkspace creates the workspace from the packet's template for lang.
@@ -35,7 +50,7 @@ func initWorkspace(p *katas.Packet, dir, lang string) tea.Cmd {
 			ok, _ := dirExists(dir)
 			return workspaceMsg{packet: p.ID, dir: dir, exists: ok, created: true, err: err}
 		}
-		return workspaceMsg{packet: p.ID, dir: dir, exists: true, created: true}
+		return workspaceMsg{packet: p.ID, dir: dir, exists: true, language: workspaceLanguage(dir, true), created: true}
 	}
 }
 

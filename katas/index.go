@@ -1,0 +1,112 @@
+package katas
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"path"
+)
+
+// IndexFile is the name, at the root of a file system of packets, of its index: for each packet
+// folder that validated, a digest of its files and its counts. A packet whose files still have
+// that digest is known by its manifest until first use, and its counts are the index's (see
+// Library). The embedded packets ship one, rewritten by `go test ./katas -run
+// TestEmbeddedIndex -update` whenever a packet changes (the test fails while it is stale).
+const IndexFile = "index.json"
+
+// Counts are a packet's sizes as kata list and the catalog show them.
+type Counts struct {
+	Items int `json:"items"`
+	// Traps counts trap rows over all tables; TrapTables the tables.
+	Traps      int `json:"traps"`
+	TrapTables int `json:"trap_tables"`
+	TaskSteps  int `json:"task_steps"`
+	// Fixtures is FixtureCount: server fixtures, client scenarios and config rules.
+	Fixtures int `json:"fixtures"`
+}
+
+// Counts returns the packet's counts.
+func (p *Packet) Counts() Counts {
+	return Counts{Items: len(p.Items), Traps: p.TrapCount(), TrapTables: len(p.Traps), TaskSteps: len(p.Task.Steps), Fixtures: p.FixtureCount()}
+}
+
+// indexEntry is one packet folder's line of the index.
+type indexEntry struct {
+	// Digest is PacketDigest of the folder when the index was written.
+	Digest string `json:"digest"`
+	Counts
+}
+
+// readIndex reads fsys's index; none (or one that does not decode) is an empty index, and
+// every packet is then parsed when added.
+func readIndex(fsys fs.FS) map[string]indexEntry {
+	b, err := fs.ReadFile(fsys, IndexFile)
+	if err != nil {
+		return nil
+	}
+	var idx map[string]indexEntry
+	if json.Unmarshal(b, &idx) != nil {
+		return nil
+	}
+	return idx
+}
+
+// PacketDigest is the SHA-256, in hex, of every file of packet folder dir of fsys: each file's
+// path and contents, in walk order (lexical), so that any change to any file of the packet
+// gives another digest.
+func PacketDigest(fsys fs.FS, dir string) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		rel := p[len(dir):]
+		h.Write([]byte(path.Clean("/" + rel)))
+		h.Write([]byte{0})
+		h.Write(b)
+		h.Write([]byte{0})
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// BuildIndex returns the index of fsys's packet folders: those that load without a problem,
+// each with its digest and counts, as JSON (IndexFile's contents).
+func BuildIndex(fsys fs.FS) ([]byte, error) {
+	names, err := packetFolders(fsys)
+	if err != nil {
+		return nil, err
+	}
+	shims := ShimsOf(fsys)
+	idx := map[string]indexEntry{}
+	for _, name := range names {
+		p, probs := CheckPacket(fsys, name, "")
+		if p == nil {
+			continue
+		}
+		file := path.Join(name, "packet.json")
+		src, _ := fs.ReadFile(fsys, file)
+		checkShims(file, src, &p.Manifest, shims, &probs)
+		if len(probs) > 0 {
+			continue
+		}
+		d, err := PacketDigest(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		idx[name] = indexEntry{Digest: d, Counts: p.Counts()}
+	}
+	b, err := json.MarshalIndent(idx, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
