@@ -39,8 +39,8 @@ const EnvRequire = "KATA_REQUIRE_POSTGRES"
 // Cluster is a running private PostgreSQL server.
 type Cluster struct {
 	// Dir holds the data folder, the socket and the log.
-	Dir string
-	bin string
+	Dir  string
+	bin  string
 	cred *syscall.Credential
 }
 
