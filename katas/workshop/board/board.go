@@ -386,7 +386,7 @@ type QuizOption struct {
 
 // View takes the board at now.
 func (b *Board) View(now time.Time) View {
-	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Katas: b.Columns()}
+	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Katas: b.Columns(), Rows: []Row{}}
 	for _, id := range b.order {
 		v.Rows = append(v.Rows, b.Row(id, now))
 	}
