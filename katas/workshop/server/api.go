@@ -33,7 +33,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc(workshop.PathClose, s.post(s.asInstructor(s.handleClose, false)))
 	mux.HandleFunc(workshop.PathBoard, s.get(s.asInstructor(s.handleBoard, true)))
 	mux.HandleFunc(workshop.PathBoardStream, s.get(s.asInstructor(s.handleBoardStream, true)))
-	mux.HandleFunc("/api/health", s.get(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, map[string]string{"status": "ok"}) }))
+	mux.HandleFunc("/api/health", s.get(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, workshop.ErrNotFound, "no API path "+r.URL.Path)
 	})
