@@ -27,7 +27,9 @@ type Common struct {
 	MDStyle string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	Store Store
-	sh    *shared
+	// Workshop is the link to an instructor's workshop; nil means none (self-study only).
+	Workshop Workshop
+	sh       *shared
 }
 
 // shared is the part of Common every copy shares by pointer.
@@ -37,6 +39,7 @@ type shared struct {
 	seed   int64
 	gen    int // the last generation handed out
 	writer writer
+	ws     workshopState
 }
 
 // Config configures New. The zero value is usable.
@@ -52,11 +55,13 @@ type Config struct {
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 	// Seed draws exams, drills and option orders; 0 means a new seed from the clock each time.
 	Seed int64
+	// Workshop is the link to an instructor's workshop (nil: none).
+	Workshop Workshop
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed}}
+	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, Workshop: cfg.Workshop, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed}}
 	if c.sh.now == nil {
 		c.sh.now = time.Now
 	}
@@ -155,11 +160,14 @@ const (
 	DrillScreen
 	MockExamScreen
 	ReviewScreen
+	// JoinScreen joins or leaves a workshop; LiveQuizScreen is the instructor's live quiz.
+	JoinScreen
+	LiveQuizScreen
 )
 
 // String names a screen for the help overlay.
 func (s Screen) String() string {
-	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[s]
+	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review", "workshop", "live quiz"}[s]
 }
 
 // Messages pages send the root.

@@ -88,6 +88,10 @@ func (m *Model) request(force bool) tea.Cmd {
 	if name == "" || m.c.Width == 0 {
 		return nil
 	}
+	if m.locked() {
+		m.want = common.RenderKey{} // no rendering is wanted, not even a late one
+		return nil
+	}
 	k := common.RenderKey{Doc: m.p.ID + "/" + name, Width: m.c.Width, Style: m.c.MDStyle}
 	if !force && k == m.want && m.loader.Resident(m.p.ID, name) {
 		return nil
@@ -95,6 +99,10 @@ func (m *Model) request(force bool) tea.Cmd {
 	m.want = k
 	return m.loader.Load(m.p.ID, name, k)
 }
+
+// locked reports whether the instructor of the workshop the learner joined has not opened
+// the selected layer yet (never outside a workshop).
+func (m *Model) locked() bool { return !m.c.LayerOpen(m.p.ID, m.layer) }
 
 // selectLayer switches to layer i: the old content goes and the new one is requested.
 func (m *Model) selectLayer(i int) tea.Cmd {
@@ -117,6 +125,10 @@ func (m *Model) selectLayer(i int) tea.Cmd {
 // Update switches layers, scrolls, takes renderings and turns x/t/w into navigation.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.WorkshopMsg:
+		if !m.locked() && m.shown.Doc == "" {
+			return m.request(false) // the instructor opened the layer on show
+		}
 	case common.RenderedMsg:
 		if msg.Key != m.want {
 			return nil // stale: another layer, width or style was asked for since
@@ -153,7 +165,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		k := m.c.Keys.Kata
 		switch {
-		case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer:
+		case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer && !m.locked():
 			return loadPrompts(m.c.Lib, m.p.ID)
 		case key.Matches(msg, k.Drill):
 			return common.Show(common.DrillScreen)
@@ -190,6 +202,8 @@ func (m *Model) View() string {
 	}
 	body := m.vp.View()
 	switch {
+	case m.locked():
+		body = st.Subtle.Render(common.WrapHanging("  ", "Locked: the "+m.layerName()+" layer "+common.Locked+".", m.c.Width))
 	case m.prompts != nil:
 		body = m.pickerView()
 	case m.note != "":

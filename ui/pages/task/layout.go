@@ -56,7 +56,11 @@ func (m *Model) content() (lines []string, spinAt, first, last int) {
 
 	add(st.Label.Render("Steps"))
 	for _, s := range m.p.Task.Steps {
-		add(common.WrapHanging(fmt.Sprintf("  %d. ", s.Number), s.Title, w))
+		title := s.Title
+		if !m.c.StepOpen(m.p.ID, s.Number) {
+			title = st.Subtle.Render("locked: " + common.Locked)
+		}
+		add(common.WrapHanging(fmt.Sprintf("  %d. ", s.Number), title, w))
 	}
 	add("")
 	add(st.Label.Render("Workspace"))
