@@ -165,9 +165,9 @@ type Model struct {
 	packet   string
 	current  common.Screen
 	// prev is the screen the live quiz opened over, where esc returns.
-	prev common.Screen
-	overlay  bool   // the full help is on show
-	warning  string // the last store failure, until the next key
+	prev    common.Screen
+	overlay bool   // the full help is on show
+	warning string // the last store failure, until the next key
 }
 
 // New builds the interface over lib. It does no I/O; the program's first messages size it.
