@@ -127,6 +127,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	root.AddCommand(newMCPCmd(), newExportCmd())
+	// The live workshop: the instructor's server and commands, the learner's join and leave.
+	class := &cobra.Command{Use: "class", Short: "Drive the live workshop kata serve runs: open layers, live quizzes, close it"}
+	addLiveClassCmds(class)
+	root.AddCommand(newServeCmd(), newJoinCmd(), newLeaveCmd(), class)
 	return root
 }
 

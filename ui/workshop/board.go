@@ -102,9 +102,12 @@ func New(c Class, opts Options) Model {
 	return Model{c: c, opts: opts, st: common.NewStyles(!opts.Light, opts.NoColor), keys: keymap.Default(), view: c.View(), width: 100, height: 30}
 }
 
-// Run shows the board on the terminal until the instructor quits.
-func Run(c Class, opts Options) error {
-	_, err := tea.NewProgram(New(c, opts)).Run()
+// Run shows the board on the terminal until the instructor quits or ctx ends.
+func Run(ctx context.Context, c Class, opts Options) error {
+	_, err := tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
+	if ctx.Err() != nil {
+		return nil // stopped by a signal: not a failure
+	}
 	return err
 }
 
