@@ -18,7 +18,7 @@ import (
 type Limits struct {
 	// PerToken limits each learner's or instructor's requests (default 20/s, burst 60).
 	PerToken, PerTokenBurst float64
-	// Joins limits joins from one address (default 2/s, burst 60: a classroom behind one
+	// Joins limits joins from one address (default 10/s, burst 100: a classroom behind one
 	// NAT address joins at once, then the limit holds brute force of join codes back).
 	Joins, JoinsBurst float64
 	// BadTokens limits requests with a missing or unknown token from one address (default
@@ -36,8 +36,8 @@ func (l Limits) withDefaults() Limits {
 	}
 	def(&l.PerToken, 20)
 	def(&l.PerTokenBurst, 60)
-	def(&l.Joins, 2)
-	def(&l.JoinsBurst, 60)
+	def(&l.Joins, 10)
+	def(&l.JoinsBurst, 100)
 	def(&l.BadTokens, 5)
 	def(&l.BadTokensBurst, 30)
 	if l.Streams <= 0 {

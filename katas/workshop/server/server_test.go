@@ -385,8 +385,8 @@ func TestThousandJoinsFromOneAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok != 60 || limited != 1000-ok || n != ok {
-		t.Errorf("%d joins let in, %d limited, %d learners stored; want the burst of 60 in, the rest limited", ok, limited, n)
+	if ok != 100 || limited != 1000-ok || n != ok {
+		t.Errorf("%d joins let in, %d limited, %d learners stored; want the burst of 100 in, the rest limited", ok, limited, n)
 	}
 }
 
