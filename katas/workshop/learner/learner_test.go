@@ -83,10 +83,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 var t0 = time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
 
-// TestAgentSendsFollowsAndSurvivesARestart: a learner joins; their progress reaches the
-// board; while the server is down events wait in the queue; after the restart they arrive,
-// each once, and the stream comes back by itself with the instructor's pacing.
-func TestAgentSendsFollowsAndSurvivesARestart(t *testing.T) {
+// setup starts an instructor's server and a learner's progress store with an agent over it.
+func setup(t *testing.T, opts Options) (*instructor, *progress.Store, *Agent) {
+	t.Helper()
 	in := &instructor{t: t, db: filepath.Join(t.TempDir(), "workshop.db")}
 	in.start()
 	t.Cleanup(in.stop)
@@ -94,9 +93,16 @@ func TestAgentSendsFollowsAndSurvivesARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ps.Close()
-	a := New(ps, Options{Poll: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, HTTP: &http.Client{}})
-	defer a.Close()
+	a := New(ps, opts)
+	t.Cleanup(func() { a.Close(); ps.Close() })
+	return in, ps, a
+}
+
+// TestAgentSendsFollowsAndSurvivesARestart: a learner joins; their progress reaches the
+// board; while the server is down events wait in the queue; after the restart they arrive,
+// each once, and the stream comes back by itself with the instructor's pacing.
+func TestAgentSendsFollowsAndSurvivesARestart(t *testing.T) {
+	in, ps, a := setup(t, Options{Poll: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, HTTP: &http.Client{}})
 	ctx := context.Background()
 
 	m, err := a.Join(ctx, in.joinURL(), "Ana")
@@ -189,16 +195,7 @@ func TestAgentSendsFollowsAndSurvivesARestart(t *testing.T) {
 }
 
 func TestJoinErrors(t *testing.T) {
-	in := &instructor{t: t, db: filepath.Join(t.TempDir(), "workshop.db")}
-	in.start()
-	t.Cleanup(in.stop)
-	ps, err := progress.Open(filepath.Join(t.TempDir(), "progress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	a := New(ps, Options{})
-	defer a.Close()
+	in, ps, a := setup(t, Options{})
 	ctx := context.Background()
 	if _, err := a.Join(ctx, "http://"+in.addr+"/ZZZZ-0000", "Ana"); !workshop.IsCode(err, workshop.ErrNotFound) {
 		t.Errorf("an unknown code: %v", err)

@@ -156,28 +156,24 @@ func (s *Server) handleBoardStream(w http.ResponseWriter, r *http.Request, c *Cl
 	defer ping.Stop()
 	summary := time.NewTicker(summaryEvery)
 	defer summary.Stop()
+	// send writes what changed since the last write: the rows and summary, or the whole view.
+	send := func() error {
+		u, whole := h.take(sub)
+		if whole {
+			return full()
+		}
+		return out.json(u.Seq, workshop.SSEUpdate, u)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-sub.ch:
-			u, whole := h.take(sub)
-			if whole {
-				err = full()
-			} else {
-				err = out.json(u.Seq, workshop.SSEUpdate, u)
-			}
-			if err != nil {
+			if send() != nil {
 				return
 			}
 		case <-summary.C:
-			u, whole := h.take(sub)
-			if whole {
-				err = full()
-			} else {
-				err = out.json(u.Seq, workshop.SSEUpdate, u)
-			}
-			if err != nil {
+			if send() != nil {
 				return
 			}
 		case <-ping.C:
