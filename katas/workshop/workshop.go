@@ -222,9 +222,9 @@ func (s *State) Apply(e Event) {
 }
 
 // LayerOpen reports whether layer index i (0-based) of kata is open: always outside a
-// workshop, and for a kata the instructor has not paced.
+// workshop or once it is closed, and for a kata the instructor has not paced.
 func (s *State) LayerOpen(kata string, i int) bool {
-	if s == nil {
+	if s == nil || s.Closed {
 		return true
 	}
 	p, ok := s.Pacing[kata]
@@ -233,7 +233,7 @@ func (s *State) LayerOpen(kata string, i int) bool {
 
 // StepOpen reports whether task step n (1-based, as task.md numbers it) of kata is open.
 func (s *State) StepOpen(kata string, n int) bool {
-	if s == nil {
+	if s == nil || s.Closed {
 		return true
 	}
 	p, ok := s.Pacing[kata]

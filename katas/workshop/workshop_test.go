@@ -91,7 +91,7 @@ func TestStateLocks(t *testing.T) {
 		t.Errorf("quiz not folded in: %+v", s)
 	}
 	s.Apply(Event{Seq: 5, Kind: KindClosed})
-	if !s.Closed || s.Quiz != nil {
-		t.Errorf("closed: %+v", s)
+	if !s.Closed || s.Quiz != nil || !s.LayerOpen("k", 4) || !s.StepOpen("k", 2) {
+		t.Errorf("closed: %+v; want no quiz and every layer and step open again", s)
 	}
 }
