@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,15 +106,22 @@ func runBin(t *testing.T, bin string, env []string, args ...string) string {
 	return string(out)
 }
 
-// TestServeJoinClassAndRestart drives the commands as an instructor and a learner would:
-// serve headless, join, open a layer, grade (the verdict reaches the board), stop and
-// start again (the same workshop, nothing lost).
-func TestServeJoinClassAndRestart(t *testing.T) {
+// TestLiveWorkshop runs the live workshop's commands from one build of the binary.
+func TestLiveWorkshop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	bin := buildKata(t, t.TempDir())
+	t.Run("ServeJoinClassAndRestart", func(t *testing.T) { serveJoinClassAndRestart(t, bin) })
+	t.Run("TLS", func(t *testing.T) { serveTLS(t, bin) })
+	t.Run("InTmux", func(t *testing.T) { workshopInTmux(t, bin) })
+}
+
+// serveJoinClassAndRestart drives the commands as an instructor and a learner would:
+// serve headless, join, open a layer, grade (the verdict reaches the board), stop and
+// start again (the same workshop, nothing lost).
+func serveJoinClassAndRestart(t *testing.T, bin string) {
 	tmp := t.TempDir()
-	bin := buildKata(t, tmp)
 	env := append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(tmp, "data"), "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "NO_COLOR=1")
 	ana := append(env[:len(env):len(env)], "KATA_STATE="+filepath.Join(tmp, "ana.db"))
 
@@ -188,14 +196,10 @@ func boardView(t *testing.T, tmp string) board.View {
 	return v
 }
 
-// TestServeTLS: with --tls-cert and --tls-key the join line is https and a learner whose
+// serveTLS: with --tls-cert and --tls-key the join line is https and a learner whose
 // system trusts the certificate (SSL_CERT_FILE) joins.
-func TestServeTLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+func serveTLS(t *testing.T, bin string) {
 	tmp := t.TempDir()
-	bin := buildKata(t, tmp)
 	certFile, keyFile := selfSigned(t, tmp)
 	env := append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(tmp, "data"), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
 	srv := startServe(t, bin, env, "--kata", "mcp-structured-errors", "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
@@ -231,4 +235,152 @@ func selfSigned(t *testing.T, dir string) (string, string) {
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 	return certFile, keyFile
+}
+
+// tmuxWindows drives several windows of one private tmux server.
+type tmuxWindows struct {
+	t    *testing.T
+	sock string
+}
+
+func (s *tmuxWindows) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys types keys into window w.
+func (s *tmuxWindows) keys(w string, keys ...string) {
+	s.t.Helper()
+	s.tmux(append([]string{"send-keys", "-t", "live:" + w}, keys...)...)
+}
+
+// wait polls window w until it shows want, and returns the screen.
+func (s *tmuxWindows) wait(w, want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		scr := s.tmux("capture-pane", "-p", "-J", "-t", "live:"+w)
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("window %s never showed %q; it shows:\n%s", w, want, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitGone polls window w until it no longer shows text.
+func (s *tmuxWindows) waitGone(w, text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(s.tmux("capture-pane", "-p", "-J", "-t", "live:"+w), text) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("window %s still shows %q", w, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// workshopInTmux is the live workshop as people run it, each in their own terminal: the
+// instructor's board, two learners' apps; reading, answering and grading reach the board;
+// the instructor opens layer 2 and starts a live quiz that both apps show at once; the
+// distribution and the reveal; the server killed (SIGKILL) and started again, and the
+// learners' apps reconnect by themselves.
+func workshopInTmux(t *testing.T, bin string) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	tmp := t.TempDir()
+	s := &tmuxWindows{t: t, sock: filepath.Join(tmp, "tmux.sock")}
+	envOf := func(who string) string {
+		d := filepath.Join(tmp, who)
+		return "env TERM=xterm-256color NO_COLOR=1 HOME=" + d + " XDG_DATA_HOME=" + d + "/data XDG_STATE_HOME=" + d + "/state PATH=" + os.Getenv("PATH") + " "
+	}
+	s.tmux("new-session", "-d", "-s", "live", "-n", "serve", "-x", "120", "-y", "40", "bash", "--norc")
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, w := range []string{"serve", "ana", "ben"} {
+				out, _ := exec.Command("tmux", "-S", s.sock, "capture-pane", "-p", "-t", "live:"+w).Output()
+				t.Logf("window %s:\n%s", w, out)
+			}
+		}
+	})
+	s.tmux("new-window", "-t", "live", "-n", "ana", "bash", "--norc")
+	s.tmux("new-window", "-t", "live", "-n", "ben", "bash", "--norc")
+	port := freeTCPPort(t)
+	serve := envOf("inst") + bin + " serve --kata mcp-structured-errors --addr 127.0.0.1:" + port
+	s.keys("serve", serve, "Enter")
+	scr := s.wait("serve", "No learner has joined yet.")
+	url := regexp.MustCompile(`kata join (http\S+)`).FindStringSubmatch(scr)[1]
+	code := url[strings.LastIndex(url, "/")+1:]
+
+	s.keys("ana", envOf("ana")+bin+" join "+url+" --name Ana && "+envOf("ana")+bin, "Enter")
+	s.wait("ana", "workshop "+code+": live")
+	s.keys("ana", "Down", "Down", "Enter")
+	s.wait("ana", "The mental model")
+	s.keys("ana", "2")
+	s.wait("ana", "Locked: the prompts layer opens when your instructor says.")
+	s.keys("ana", "x")
+	s.wait("ana", "se-01")
+	s.keys("ana", "a")
+	s.wait("serve", "/1     —") // right or wrong (options are shuffled), the answer reached the board
+	s.keys("ana", "Escape")
+
+	s.keys("ben", envOf("ben")+bin+" join "+url+" --name Ben && "+envOf("ben")+bin, "Enter")
+	s.wait("ben", "workshop "+code+": live")
+	s.wait("serve", "2 learners")
+
+	s.keys("serve", "o")
+	s.wait("serve", "layers 1–2 of 5 (up to prompts)")
+	s.wait("ana", "Review my error contract") // the layer on show opened
+
+	s.keys("serve", "l")
+	s.wait("ana", "Live quiz")
+	s.wait("ben", "Live quiz")
+	s.keys("ana", "c", "Enter")
+	s.keys("ben", "b", "Enter")
+	s.wait("serve", "se-01 · 2 answers")
+	s.keys("serve", "r")
+	s.wait("ana", "How the class answered")
+	s.wait("ben", "How the class answered")
+
+	// SIGKILL the server: the apps go offline, then reconnect when it is back.
+	out, _ := exec.Command("pgrep", "-f", "serve --kata mcp-structured-errors --addr 127.0.0.1:"+port).Output()
+	pid, err := strconv.Atoi(strings.Fields(string(out))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	s.keys("ana", "Escape")
+	time.Sleep(300 * time.Millisecond) // let Escape land alone (it would pair with the next key as alt+key)
+	s.keys("ana", "Escape")
+	s.wait("ana", "workshop "+code+": offline")
+	s.wait("serve", "Killed")
+	s.keys("serve", "clear", "Enter")
+	s.waitGone("serve", "Killed")
+	s.keys("serve", serve, "Enter")
+	s.wait("serve", "2 learners")
+	s.wait("serve", "se-01 · 2 answers") // nothing lost
+	s.wait("ana", "workshop "+code+": live")
+	s.keys("ben", "Escape")
+	s.wait("ben", "workshop "+code+": live")
+	s.keys("serve", "q")
+	s.keys("ana", "q")
+	s.keys("ben", "q")
+}
+
+func freeTCPPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }

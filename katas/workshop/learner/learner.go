@@ -76,7 +76,8 @@ type Options struct {
 	// Poll is how often the queue is read even when nothing woke the sender (events another
 	// process queued, such as `kata grade`); 0 means 3 s.
 	Poll time.Duration
-	// MaxBackoff caps the wait between retries (0: 30 s).
+	// MaxBackoff caps the wait between retries (0: 5 s: after a restart a room is back within
+	// seconds, and a few hundred reconnects a second are nothing to the server).
 	MaxBackoff time.Duration
 }
 
@@ -101,7 +102,7 @@ func New(q Queue, opts Options) *Agent {
 		opts.Poll = 3 * time.Second
 	}
 	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = 30 * time.Second
+		opts.MaxBackoff = 5 * time.Second
 	}
 	a := &Agent{q: q, opts: opts, wake: make(chan struct{}, 1), updates: make(chan Status, 1)}
 	q.OnQueue(a.poke)
