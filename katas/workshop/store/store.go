@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kata-mcp/kata/katas/workshop"
@@ -78,6 +79,11 @@ type Store struct {
 	d    dialect
 	dsn  string
 	desc string // what errors name: the file, or the PostgreSQL host and database
+	// appends feeds the writer (Append); quit stops it and written closes when it stopped.
+	appends chan *appendReq
+	quit    chan struct{}
+	written chan struct{}
+	once    sync.Once
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database (postgres:// or postgresql://).
@@ -119,6 +125,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("workshop store %s: %w", s.desc, err)
 	}
+	s.appends, s.quit, s.written = make(chan *appendReq), make(chan struct{}), make(chan struct{})
+	go s.writer()
 	return s, nil
 }
 
@@ -139,8 +147,12 @@ func sqliteDSN(path string) string {
 	return "file:" + esc + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the writer (appends in its hands are finished first) and closes the database.
+func (s *Store) Close() error {
+	s.once.Do(func() { close(s.quit) })
+	<-s.written
+	return s.db.Close()
+}
 
 // Postgres reports whether the store is on PostgreSQL.
 func (s *Store) Postgres() bool { return s.d.dollar }
@@ -406,23 +418,109 @@ func (s *Store) Leave(ctx context.Context, l Learner, now time.Time) (workshop.E
 // in order, each with the next sequence number and received now, and returns the events it
 // stored (Seq, Learner and Received set) and how many were resends of events stored before
 // (ignored). A closed workshop accepts nothing (ErrClosed); a KindClosed event closes it.
+//
+// Appends arriving together are committed together (group commit): one writer takes every
+// append waiting and stores them in one transaction, so a busy class costs one commit (one
+// fsync) per batch rather than per request, and SQLite's writers never queue on its lock.
 func (s *Store) Append(ctx context.Context, id int64, learner string, events []workshop.Event, now time.Time) ([]workshop.Event, int, error) {
-	var (
+	req := &appendReq{ctx: ctx, id: id, learner: learner, events: events, now: now, done: make(chan appendRes, 1)}
+	select {
+	case s.appends <- req:
+	case <-s.quit:
+		return nil, 0, s.wrap("storing events", errors.New("the store is closed"))
+	case <-ctx.Done():
+		return nil, 0, s.wrap("storing events", ctx.Err())
+	}
+	r := <-req.done
+	return r.out, r.dups, r.err
+}
+
+// appendReq is one Append waiting for the writer; appendRes its outcome.
+type (
+	appendReq struct {
+		ctx     context.Context
+		id      int64
+		learner string
+		events  []workshop.Event
+		now     time.Time
+		done    chan appendRes
+	}
+	appendRes struct {
 		out  []workshop.Event
 		dups int
-	)
-	err := s.tx(ctx, "storing events", func(tx *sql.Tx) error {
-		w, err := s.lockWorkshop(ctx, tx, id)
-		if err != nil {
-			return err
+		err  error
+	}
+)
+
+// maxGroup is the most appends one transaction takes.
+const maxGroup = 256
+
+// writer commits the appends waiting, a group at a time, until the store closes.
+func (s *Store) writer() {
+	defer close(s.written)
+	for {
+		var first *appendReq
+		select {
+		case first = <-s.appends:
+		case <-s.quit:
+			return
 		}
-		if !w.Closed.IsZero() {
-			return ErrClosed
+		group := []*appendReq{first}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case r := <-s.appends:
+				group = append(group, r)
+			default:
+				break more
+			}
 		}
-		out, dups, err = s.appendTx(ctx, tx, w, learner, events, now)
-		return err
-	})
-	return out, dups, err
+		res := make([]appendRes, len(group))
+		err := s.tx(context.Background(), "storing events", func(tx *sql.Tx) error {
+			locked := map[int64]*Workshop{}
+			for i, r := range group {
+				if err := r.ctx.Err(); err != nil {
+					res[i].err = err
+					continue
+				}
+				w := locked[r.id]
+				if w == nil {
+					lw, err := s.lockWorkshop(context.Background(), tx, r.id)
+					if errors.Is(err, ErrNotFound) {
+						res[i].err = s.wrap("storing events", err)
+						continue
+					}
+					if err != nil {
+						return err
+					}
+					w = &lw
+					locked[r.id] = w
+				}
+				if !w.Closed.IsZero() {
+					res[i].err = s.wrap("storing events", ErrClosed)
+					continue
+				}
+				out, dups, err := s.appendTx(context.Background(), tx, *w, r.learner, r.events, r.now)
+				if err != nil {
+					return err
+				}
+				for _, e := range out {
+					w.LastSeq = e.Seq
+					if e.Kind == workshop.KindClosed {
+						w.Closed = e.Received
+					}
+				}
+				res[i] = appendRes{out: out, dups: dups}
+			}
+			return nil
+		})
+		for i, r := range group {
+			if err != nil {
+				res[i] = appendRes{err: err}
+			}
+			r.done <- res[i]
+		}
+	}
 }
 
 // appendTx appends events to the locked workshop w inside tx.

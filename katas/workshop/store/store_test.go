@@ -256,3 +256,48 @@ func TestListenHearsOtherConnections(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestGroupCommitKeepsEachAppendsOutcome: appends to an open and a closed workshop at once
+// (committed together) each get their own outcome.
+func TestGroupCommitKeepsEachAppendsOutcome(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := open(t, dsn)
+		open1, err := s.CreateWorkshop(ctx, []string{"k"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shut, err := s.CreateWorkshop(ctx, []string{"k"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Append(ctx, shut.ID, "", []workshop.Event{{ID: "c", Kind: workshop.KindClosed, At: t0}}, t0); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 40)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ws := open1.ID
+				if i%2 == 1 {
+					ws = shut.ID
+				}
+				_, _, errs[i] = s.Append(ctx, ws, fmt.Sprintf("L%d", i), []workshop.Event{layerEvent("e")}, t0)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if i%2 == 0 && err != nil {
+				t.Errorf("append %d to the open workshop: %v", i, err)
+			}
+			if i%2 == 1 && !errors.Is(err, ErrClosed) {
+				t.Errorf("append %d to the closed workshop: %v, want ErrClosed", i, err)
+			}
+		}
+		if evs, _ := s.Events(ctx, open1.ID, 0, 100, false); len(evs) != 20 {
+			t.Errorf("the open workshop has %d events, want 20", len(evs))
+		}
+	})
+}
