@@ -22,7 +22,7 @@ func (s *Store) Listen(ctx context.Context, fn func(workshop, seq int64), ready 
 	backoff := 100 * time.Millisecond
 	first := true
 	for ctx.Err() == nil {
-		err := s.listenOnce(ctx, fn, func() {
+		s.listenOnce(ctx, fn, func() {
 			backoff = 100 * time.Millisecond
 			if !first {
 				fn(0, 0)
@@ -35,7 +35,6 @@ func (s *Store) Listen(ctx context.Context, fn func(workshop, seq int64), ready 
 		if ctx.Err() != nil {
 			break
 		}
-		_ = err
 		select {
 		case <-ctx.Done():
 		case <-time.After(backoff):
@@ -45,7 +44,7 @@ func (s *Store) Listen(ctx context.Context, fn func(workshop, seq int64), ready 
 	return ctx.Err()
 }
 
-// listenOnce holds one LISTEN connection until it fails.
+// listenOnce holds one LISTEN connection until it fails (Listen retries, whatever the error).
 func (s *Store) listenOnce(ctx context.Context, fn func(workshop, seq int64), ready func()) error {
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
