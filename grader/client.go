@@ -1,18 +1,15 @@
 package grader
 
+// The client phase: the learner's client process, the JSON-lines harness protocol it speaks,
+// and the run of every hidden scenario through it (docs/grading.md#client-harness).
+
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"math/rand/v2"
-	"reflect"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/kata-mcp/kata/katas"
 )
 
 // scenarioTimeout bounds how long the grader waits for each client message; the clock the
@@ -31,125 +28,6 @@ const sameCrashLimit = 3
 // maxExtraInvokes is how many invokes past the policy's limit are tolerated before a client is
 // declared to retry forever and is restarted.
 const maxExtraInvokes = 5
-
-var (
-	proseRetry = []string{
-		"Temporary glitch: please try again right away.",
-		"The service is warming up; retrying immediately will work.",
-		"Transient hiccup, simply retry.",
-		"Try again later, this usually clears up by itself.",
-	}
-	proseStop = []string{
-		"Permanent failure. Do not retry this request.",
-		"Fatal error: giving up is the only option.",
-		"This will never succeed; stop now.",
-		"Unrecoverable: escalate to a human immediately.",
-	}
-	unknownCategories = []string{"quota_exceeded", "internal", "Transient", "RATE_LIMIT", "", "<missing>", "<null>"}
-)
-
-// drawnScenario is a scenario with its payload sequence and policy fixed for this run.
-type drawnScenario struct {
-	katas.Scenario
-	request  map[string]any
-	policy   katas.Policy
-	payloads []map[string]any
-}
-
-// drawScenarios fixes every scenario's random parts from the seed. Scenarios of one
-// metamorphic pair draw from the same stream, so only their prose differs.
-func drawScenarios(set *katas.ScenarioSet, contract katas.Contract, seed int64) []drawnScenario {
-	var out []drawnScenario
-	for i, s := range set.Scenarios {
-		stream := uint64(i) + 1
-		if s.Pair != "" {
-			stream = hashString(s.Pair)
-		}
-		rng := rand.New(rand.NewPCG(uint64(seed), stream))
-		prose := rand.New(rand.NewPCG(uint64(seed), uint64(i)+1000))
-		d := drawnScenario{Scenario: s, policy: s.Policy.Merge(set.Policy)}
-		if d.policy.Categories == nil {
-			d.policy.Categories = contract.Categories
-		}
-		d.request = map[string]any{"tool": s.Tool, "arguments": s.Arguments}
-		for _, step := range s.Results {
-			n := 1
-			if len(step.Repeat) == 2 {
-				n = step.Repeat[0] + rng.IntN(step.Repeat[1]-step.Repeat[0]+1)
-			}
-			pl := fillPayload(step.Payload, d.policy, rng, prose)
-			for j := 0; j < n; j++ {
-				d.payloads = append(d.payloads, pl)
-			}
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func hashString(s string) uint64 {
-	var h uint64 = 14695981039346656037
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 1099511628211
-	}
-	return h
-}
-
-// fillPayload replaces a payload's placeholders (katas.ResultStep) with drawn values.
-func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map[string]any {
-	var retryable, final []string
-	for _, c := range slices.Sorted(maps.Keys(p.Categories)) {
-		switch {
-		case slices.Contains(p.Escalate, c):
-		case p.Categories[c]:
-			retryable = append(retryable, c)
-		default:
-			final = append(final, c)
-		}
-	}
-	pick := func(list []string) string {
-		if len(list) == 0 {
-			return "unknown"
-		}
-		return list[rng.IntN(len(list))]
-	}
-	out := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(tmpl)) {
-		v := tmpl[k]
-		s, ok := v.(string)
-		if !ok {
-			out[k] = v
-			continue
-		}
-		switch s {
-		case "{order}":
-			out[k] = map[string]any{"order_id": fmt.Sprintf("ORD-%d", 1000+rng.IntN(9000)), "customer_id": "C-1042", "status": "shipped", "total": 129.5}
-		case "{retry_after}":
-			out[k] = float64(1 + rng.IntN(120))
-		case "{retryable_category}":
-			out[k] = pick(retryable)
-		case "{final_category}":
-			out[k] = pick(final)
-		case "{escalated_category}":
-			out[k] = pick(p.Escalate)
-		case "{unknown_category}":
-			switch u := unknownCategories[rng.IntN(len(unknownCategories))]; u {
-			case "<missing>":
-			case "<null>":
-				out[k] = nil
-			default:
-				out[k] = u
-			}
-		case "{prose:retry}":
-			out[k] = proseRetry[prose.IntN(len(proseRetry))]
-		case "{prose:stop}":
-			out[k] = proseStop[prose.IntN(len(proseStop))]
-		default:
-			out[k] = s
-		}
-	}
-	return out
-}
 
 // clientProc is the learner's running client and its stdout lines.
 type clientProc struct {
@@ -326,78 +204,6 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 			return fail(true, "unknown message type %q from the client", m.Type)
 		}
 	}
-}
-
-func describeLast(t []traceEvent) string {
-	if len(t) == 0 {
-		return "the scenario was sent"
-	}
-	return traceString(t)
-}
-
-// checkScenario compares the client's decisions with the oracle's.
-func checkScenario(d drawnScenario, got scenarioResult) problems {
-	probs := append(problems(nil), got.problems...)
-	want := expectedTrace(d.policy, d.payloads)
-	if len(probs) == 0 {
-		if !sameTrace(got.trace, want) {
-			r, msg := explainDivergence(d, got.trace, want)
-			probs.add(r, "%s", msg)
-		} else if last := d.payloads[min(want[len(want)-1].Invoke-1, len(d.payloads)-1)]; !sameJSON(got.result, last) {
-			probs.add(RuleClientProtocol, "outcome.result was %s; expected the last payload, %s", jsonText(got.result), jsonText(last))
-		}
-	}
-	return probs
-}
-
-func sameTrace(a, b []traceEvent) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.Type != y.Type || x.Action != y.Action || !reflect.DeepEqual(x.Category, y.Category) {
-			return false
-		}
-		if x.Type == "sleep" && x.Seconds != y.Seconds {
-			return false
-		}
-	}
-	return true
-}
-
-// explainDivergence names the first decision that differs and the rule behind the expected
-// one, and returns that rule (the last decision's when the client went on past the end).
-func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, string) {
-	i := 0
-	for i < len(got) && i < len(want) && sameTrace(got[i:i+1], want[i:i+1]) {
-		i++
-	}
-	invokes := 0
-	for _, e := range want[:min(i+1, len(want))] {
-		if e.Type == "invoke" {
-			invokes++
-		}
-	}
-	pl := d.payloads[min(max(invokes-1, 0), len(d.payloads)-1)]
-	var b strings.Builder
-	switch {
-	case i < len(want) && i < len(got):
-		fmt.Fprintf(&b, "decision %d was %q; expected %q", i+1, got[i], want[i])
-	case i < len(want):
-		fmt.Fprintf(&b, "the client stopped after %d decisions; expected next %q", len(got), want[i])
-	default:
-		fmt.Fprintf(&b, "decision %d was %q; a correct client had already finished", i+1, got[i])
-	}
-	broken := want[len(want)-1].rule
-	if i < len(want) {
-		broken = want[i].rule
-		fmt.Fprintf(&b, " (%s)", ruleText(want[i], d.policy))
-	}
-	fmt.Fprintf(&b, "\npayload at that point: %s", jsonText(pl))
-	fmt.Fprintf(&b, "\npolicy: maxRetries %d, baseDelaySeconds %s, multiplier %s, escalate %v", *d.policy.MaxRetries, fmtSeconds(*d.policy.BaseDelaySeconds), fmtSeconds(*d.policy.Multiplier), d.policy.Escalate)
-	fmt.Fprintf(&b, "\nexpected: %s\ngot:      %s", traceString(want), traceString(got))
-	return broken, b.String()
 }
 
 // runClientTests plays every hidden scenario against the learner's client, one process for

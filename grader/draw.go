@@ -243,3 +243,125 @@ func (dr drawn) expectedOrders() []map[string]any {
 	}
 	return all
 }
+
+// Scenarios of the client harness: every scenario's payload sequence and policy, drawn from
+// the run's seed.
+
+var (
+	proseRetry = []string{
+		"Temporary glitch: please try again right away.",
+		"The service is warming up; retrying immediately will work.",
+		"Transient hiccup, simply retry.",
+		"Try again later, this usually clears up by itself.",
+	}
+	proseStop = []string{
+		"Permanent failure. Do not retry this request.",
+		"Fatal error: giving up is the only option.",
+		"This will never succeed; stop now.",
+		"Unrecoverable: escalate to a human immediately.",
+	}
+	unknownCategories = []string{"quota_exceeded", "internal", "Transient", "RATE_LIMIT", "", "<missing>", "<null>"}
+)
+
+// drawnScenario is a scenario with its payload sequence and policy fixed for this run.
+type drawnScenario struct {
+	katas.Scenario
+	request  map[string]any
+	policy   katas.Policy
+	payloads []map[string]any
+}
+
+// drawScenarios fixes every scenario's random parts from the seed. Scenarios of one
+// metamorphic pair draw from the same stream, so only their prose differs.
+func drawScenarios(set *katas.ScenarioSet, contract katas.Contract, seed int64) []drawnScenario {
+	var out []drawnScenario
+	for i, s := range set.Scenarios {
+		stream := uint64(i) + 1
+		if s.Pair != "" {
+			stream = hashString(s.Pair)
+		}
+		rng := rand.New(rand.NewPCG(uint64(seed), stream))
+		prose := rand.New(rand.NewPCG(uint64(seed), uint64(i)+1000))
+		d := drawnScenario{Scenario: s, policy: s.Policy.Merge(set.Policy)}
+		if d.policy.Categories == nil {
+			d.policy.Categories = contract.Categories
+		}
+		d.request = map[string]any{"tool": s.Tool, "arguments": s.Arguments}
+		for _, step := range s.Results {
+			n := 1
+			if len(step.Repeat) == 2 {
+				n = step.Repeat[0] + rng.IntN(step.Repeat[1]-step.Repeat[0]+1)
+			}
+			pl := fillPayload(step.Payload, d.policy, rng, prose)
+			for j := 0; j < n; j++ {
+				d.payloads = append(d.payloads, pl)
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func hashString(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// fillPayload replaces a payload's placeholders (katas.ResultStep) with drawn values.
+func fillPayload(tmpl map[string]any, p katas.Policy, rng, prose *rand.Rand) map[string]any {
+	var retryable, final []string
+	for _, c := range slices.Sorted(maps.Keys(p.Categories)) {
+		switch {
+		case slices.Contains(p.Escalate, c):
+		case p.Categories[c]:
+			retryable = append(retryable, c)
+		default:
+			final = append(final, c)
+		}
+	}
+	pick := func(list []string) string {
+		if len(list) == 0 {
+			return "unknown"
+		}
+		return list[rng.IntN(len(list))]
+	}
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(tmpl)) {
+		v := tmpl[k]
+		s, ok := v.(string)
+		if !ok {
+			out[k] = v
+			continue
+		}
+		switch s {
+		case "{order}":
+			out[k] = map[string]any{"order_id": fmt.Sprintf("ORD-%d", 1000+rng.IntN(9000)), "customer_id": "C-1042", "status": "shipped", "total": 129.5}
+		case "{retry_after}":
+			out[k] = float64(1 + rng.IntN(120))
+		case "{retryable_category}":
+			out[k] = pick(retryable)
+		case "{final_category}":
+			out[k] = pick(final)
+		case "{escalated_category}":
+			out[k] = pick(p.Escalate)
+		case "{unknown_category}":
+			switch u := unknownCategories[rng.IntN(len(unknownCategories))]; u {
+			case "<missing>":
+			case "<null>":
+				out[k] = nil
+			default:
+				out[k] = u
+			}
+		case "{prose:retry}":
+			out[k] = proseRetry[prose.IntN(len(proseRetry))]
+		case "{prose:stop}":
+			out[k] = proseStop[prose.IntN(len(proseStop))]
+		default:
+			out[k] = s
+		}
+	}
+	return out
+}

@@ -1,8 +1,13 @@
 package grader
 
+// The client rules: the oracle of the decisions a correct client makes (expectedTrace), and
+// the check of a client's decisions against it, naming the rule behind the first that
+// differs (docs/grading.md#client-rules).
+
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -111,4 +116,76 @@ func ruleText(e traceEvent, p katas.Policy) string {
 		s += fmt.Sprintf(" (maxRetries is %d)", *p.MaxRetries)
 	}
 	return s
+}
+
+func describeLast(t []traceEvent) string {
+	if len(t) == 0 {
+		return "the scenario was sent"
+	}
+	return traceString(t)
+}
+
+// checkScenario compares the client's decisions with the oracle's.
+func checkScenario(d drawnScenario, got scenarioResult) problems {
+	probs := append(problems(nil), got.problems...)
+	want := expectedTrace(d.policy, d.payloads)
+	if len(probs) == 0 {
+		if !sameTrace(got.trace, want) {
+			r, msg := explainDivergence(d, got.trace, want)
+			probs.add(r, "%s", msg)
+		} else if last := d.payloads[min(want[len(want)-1].Invoke-1, len(d.payloads)-1)]; !sameJSON(got.result, last) {
+			probs.add(RuleClientProtocol, "outcome.result was %s; expected the last payload, %s", jsonText(got.result), jsonText(last))
+		}
+	}
+	return probs
+}
+
+func sameTrace(a, b []traceEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Type != y.Type || x.Action != y.Action || !reflect.DeepEqual(x.Category, y.Category) {
+			return false
+		}
+		if x.Type == "sleep" && x.Seconds != y.Seconds {
+			return false
+		}
+	}
+	return true
+}
+
+// explainDivergence names the first decision that differs and the rule behind the expected
+// one, and returns that rule (the last decision's when the client went on past the end).
+func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, string) {
+	i := 0
+	for i < len(got) && i < len(want) && sameTrace(got[i:i+1], want[i:i+1]) {
+		i++
+	}
+	invokes := 0
+	for _, e := range want[:min(i+1, len(want))] {
+		if e.Type == "invoke" {
+			invokes++
+		}
+	}
+	pl := d.payloads[min(max(invokes-1, 0), len(d.payloads)-1)]
+	var b strings.Builder
+	switch {
+	case i < len(want) && i < len(got):
+		fmt.Fprintf(&b, "decision %d was %q; expected %q", i+1, got[i], want[i])
+	case i < len(want):
+		fmt.Fprintf(&b, "the client stopped after %d decisions; expected next %q", len(got), want[i])
+	default:
+		fmt.Fprintf(&b, "decision %d was %q; a correct client had already finished", i+1, got[i])
+	}
+	broken := want[len(want)-1].rule
+	if i < len(want) {
+		broken = want[i].rule
+		fmt.Fprintf(&b, " (%s)", ruleText(want[i], d.policy))
+	}
+	fmt.Fprintf(&b, "\npayload at that point: %s", jsonText(pl))
+	fmt.Fprintf(&b, "\npolicy: maxRetries %d, baseDelaySeconds %s, multiplier %s, escalate %v", *d.policy.MaxRetries, fmtSeconds(*d.policy.BaseDelaySeconds), fmtSeconds(*d.policy.Multiplier), d.policy.Escalate)
+	fmt.Fprintf(&b, "\nexpected: %s\ngot:      %s", traceString(want), traceString(got))
+	return broken, b.String()
 }

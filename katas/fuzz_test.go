@@ -201,9 +201,9 @@ func FuzzCoverage(f *testing.F) {
 	})
 }
 
-// miniPacket returns the test packet as an in-memory file system, for targets that replace one
-// of its files.
-func miniPacket(f *testing.F) fstest.MapFS {
+// miniPacket returns the test packet as an in-memory file system, for targets and tests that
+// replace or add files.
+func miniPacket(f testing.TB) fstest.MapFS {
 	f.Helper()
 	m := fstest.MapFS{}
 	base := os.DirFS("testdata/packets")

@@ -408,7 +408,8 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// layerFiles lists the Markdown files directly in a layer folder, in name order.
+// layerFiles lists the Markdown files directly in a layer folder, in name order. Locale twins
+// (SplitTwin: "01-model.es.md") are not layer pages of their own and are left out.
 func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	entries, err := fs.ReadDir(fsys, path.Join(dir, layer))
 	if err != nil {
@@ -416,6 +417,9 @@ func layerFiles(fsys fs.FS, dir, layer string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
+		if _, _, twin := SplitTwin(e.Name()); twin {
+			continue
+		}
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
 			files = append(files, e.Name())
 		}
