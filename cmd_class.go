@@ -21,7 +21,7 @@ import (
 func newClassCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "class",
-		Short: "Grade a whole class of workspaces and report on it (grade)",
+		Short: "A class at once: grade every workspace (grade), and drive the live workshop kata serve runs (open, quiz, reveal, end-quiz, close)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}

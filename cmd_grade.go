@@ -13,6 +13,7 @@ import (
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui"
 	"github.com/spf13/cobra"
 )
@@ -232,8 +233,20 @@ func (g *gradeRecorder) warn(err error) {
 	}
 }
 
+// close sends the runs queued for a workshop the learner joined (briefly: the app sends
+// whatever is left when it runs) and closes the store.
 func (g *gradeRecorder) close() {
-	if g.store != nil {
-		g.store.Close()
+	if g.store == nil {
+		return
 	}
+	if m, err := g.store.Membership(); err == nil && m != nil {
+		a := learner.New(g.store, learner.Options{})
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if err := a.Flush(ctx); err != nil {
+			fmt.Fprintf(g.errw, "kata: the grade waits to be sent to workshop %s (%v); the app sends it when the server answers\n", m.Code, err)
+		}
+		cancel()
+		a.Close()
+	}
+	g.store.Close()
 }

@@ -145,7 +145,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
-	root.AddCommand(newMCPCmd(), newExportCmd(), newClassCmd())
+	// kata class: the class graded at once (grade) and the live workshop kata serve runs (open,
+	// quiz, reveal, end-quiz, close); kata join and leave are the learner's side.
+	class := newClassCmd()
+	addLiveClassCmds(class)
+	root.AddCommand(newMCPCmd(), newExportCmd(), class, newServeCmd(), newJoinCmd(), newLeaveCmd())
 	return root
 }
 

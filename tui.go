@@ -10,6 +10,7 @@ import (
 
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
@@ -32,6 +33,14 @@ func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
 	if store != nil {
 		defer store.Close()
 		opts.Store = store
+		// The workshop joined, if any: its queue is sent and its pacing followed while the
+		// app runs.
+		agent := learner.New(store, learner.Options{})
+		defer agent.Close()
+		if err := agent.Start(); err != nil && warning == "" {
+			warning = "workshop: " + err.Error()
+		}
+		opts.Workshop = agent
 	}
 	opts.Warning = warning
 	return ui.Run(lib, opts)

@@ -89,11 +89,20 @@ func (r *Report) Counts() (pass, fail, errored int) {
 }
 
 // GradeRun is the report as the progress store keeps it: kata, workspace, seed, status, the
-// counts by status and the duration, finished at at.
+// counts by status and the duration, finished at at; and each test's id, status, step and
+// broken rule ids (what a workshop's board is sent, never a message or output).
 func (r *Report) GradeRun(at time.Time) progress.GradeRun {
 	pass, fail, errored := r.Counts()
-	return progress.GradeRun{Kata: r.Kata, Workspace: r.Workspace, Seed: r.Seed, Status: r.Status,
+	g := progress.GradeRun{Kata: r.Kata, Workspace: r.Workspace, Seed: r.Seed, Status: r.Status,
 		Passed: pass, Failed: fail, Errored: errored, Duration: time.Duration(r.DurationMS) * time.Millisecond, At: at}
+	for _, t := range r.Tests {
+		gt := progress.GradeTest{ID: t.ID, Status: t.Status, Step: t.TaskID}
+		for _, id := range t.FailedRules {
+			gt.Rules = append(gt.Rules, string(id))
+		}
+		g.Tests = append(g.Tests, gt)
+	}
+	return g
 }
 
 // ExitCode is the process exit code for the report (docs/grading.md#exit-codes): 0 when every test

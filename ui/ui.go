@@ -33,12 +33,15 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/pages/catalog"
 	"github.com/kata-mcp/kata/ui/pages/drill"
+	"github.com/kata-mcp/kata/ui/pages/join"
 	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/ui/pages/livequiz"
 	"github.com/kata-mcp/kata/ui/pages/mockexam"
 	"github.com/kata-mcp/kata/ui/pages/quiz"
 	"github.com/kata-mcp/kata/ui/pages/review"
@@ -109,6 +112,10 @@ type Options struct {
 	// Editor is the command line of the editor `e` opens the workspace in, e.g. "code -w";
 	// empty means vi. Run sets it from $VISUAL or $EDITOR (see Editor) when empty.
 	Editor string
+	// Workshop is the link to an instructor's workshop (kata join): j in the catalog joins
+	// one, layers and task steps the instructor has not opened show locked, and a live quiz
+	// the instructor starts opens at once. nil means none (self-study only).
+	Workshop common.Workshop
 }
 
 // ExamOptions configure the mock exam: the katas it draws from, its size, time limit and scale.
@@ -159,11 +166,15 @@ type Model struct {
 	sessions map[string]*session
 	mockExam *mockexam.Model
 	review   *review.Model
+	join     *join.Model
+	live     *livequiz.Model
 	packet   string
 	current  common.Screen
-	overlay  bool   // the full help is on show
-	warning  string // the last store failure, until the next key
-	footer   int    // the help lines the screen was last sized for
+	// prev is the screen the live quiz opened over, where esc returns.
+	prev    common.Screen
+	overlay bool   // the full help is on show
+	warning string // the last store failure, until the next key
+	footer  int    // the help lines the screen was last sized for
 }
 
 // New builds the interface over lib. It does no I/O; the program's first messages size it.
@@ -179,7 +190,10 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Workshop: opts.Workshop})
+	if opts.Workshop != nil {
+		cc.SetWorkshop(opts.Workshop.Status()) // locks hold from the first frame
+	}
 	c := &app{Common: cc, opts: opts, loader: kata.NewLoader(lib), runs: task.NewRuns(), watch: task.NewWatchers()}
 	h := help.New()
 	h.Styles = c.Styles.Help
@@ -193,6 +207,8 @@ func New(lib *katas.Library, opts Options) Model {
 		sessions: map[string]*session{},
 		mockExam: mockexam.New(c.Common, opts.Exam),
 		review:   review.New(c.Common, opts.Exam.Katas),
+		join:     join.New(c.Common),
+		live:     livequiz.New(c.Common),
 		warning:  opts.Warning,
 		footer:   1,
 	}
@@ -233,7 +249,7 @@ func Run(lib *katas.Library, opts Options) error {
 func (m Model) Init() tea.Cmd {
 	lib := m.c.Lib
 	warm := func() tea.Msg { lib.Packets(); return nil }
-	cmds := []tea.Cmd{m.catalog.Refresh(), warm}
+	cmds := []tea.Cmd{m.catalog.Refresh(), warm, m.c.WaitWorkshop()}
 	switch m.current {
 	case common.MockExamScreen:
 		cmds = append(cmds, m.mockExam.Start())
@@ -250,6 +266,10 @@ func (m Model) active() common.Page {
 		return m.mockExam
 	case common.ReviewScreen:
 		return m.review
+	case common.JoinScreen:
+		return m.join
+	case common.LiveQuizScreen:
+		return m.live
 	}
 	if s, ok := m.sessions[m.packet]; ok {
 		switch m.current {
@@ -303,7 +323,13 @@ func (m *Model) back() tea.Cmd {
 	switch m.current {
 	case common.CatalogScreen:
 		return nil
-	case common.KataScreen, common.MockExamScreen, common.ReviewScreen:
+	case common.LiveQuizScreen:
+		m.current = m.prev
+		if m.current == common.CatalogScreen {
+			return tea.Batch(m.resize(), m.catalog.Refresh())
+		}
+		return m.resize()
+	case common.KataScreen, common.MockExamScreen, common.ReviewScreen, common.JoinScreen:
 		m.current = common.CatalogScreen
 		return tea.Batch(m.resize(), m.catalog.Refresh())
 	default:
@@ -366,6 +392,15 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.MouseWheelMsg:
 		return m, m.active().Update(msg)
+	case tea.PasteMsg:
+		return m, m.active().Update(msg)
+	case common.WorkshopMsg:
+		cmd := m.workshop(msg)
+		return m, cmd
+	case common.ShowJoinMsg:
+		m.current = common.JoinScreen
+		m.join.Activate()
+		return m, m.resize()
 	case common.StoreErrMsg:
 		m.warning = msg.String()
 		return m, tea.Batch(m.resize(), m.broadcast(msg))
@@ -418,9 +453,26 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, m.broadcast(msg)
 }
 
+// workshop takes a status of the workshop link: every screen sees it (locks may have
+// opened), a live quiz the instructor just started opens over the screen on show, and the
+// next status is awaited.
+func (m *Model) workshop(msg common.WorkshopMsg) tea.Cmd {
+	m.c.SetWorkshop(msg.Status)
+	cmds := []tea.Cmd{m.broadcast(msg), m.c.WaitWorkshop()}
+	if st := msg.Status.State; st != nil && st.Quiz != nil && st.Quiz.State == workshop.QuizOpen && st.Quiz.ID != m.live.ID() {
+		cmds = append(cmds, m.live.Start(*st.Quiz))
+		if m.current != common.LiveQuizScreen {
+			m.prev, m.current = m.current, common.LiveQuizScreen
+		}
+		m.overlay = false
+		cmds = append(cmds, m.resize())
+	}
+	return tea.Batch(cmds...)
+}
+
 // broadcast gives a message to every screen.
 func (m Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := []tea.Cmd{m.catalog.Update(msg), m.mockExam.Update(msg), m.review.Update(msg)}
+	cmds := []tea.Cmd{m.catalog.Update(msg), m.mockExam.Update(msg), m.review.Update(msg), m.join.Update(msg), m.live.Update(msg)}
 	for _, s := range m.sessions {
 		for _, sc := range s.screens() {
 			cmds = append(cmds, sc.Update(msg))

@@ -100,6 +100,26 @@ var migrations = []string{
 	CREATE INDEX reviews_card ON reviews(card_id);`,
 	// v3: the workspace language chosen for each kata.
 	languagesMigration(),
+	// v4: the workshop the learner joined (kata join) and the queue of events waiting to be
+	// sent to it (workshop.go). IF NOT EXISTS: the tables are their own, whatever else a
+	// migration of the same version adds.
+	`CREATE TABLE IF NOT EXISTS workshop_membership (
+		id        INTEGER PRIMARY KEY CHECK (id = 1),
+		base      TEXT NOT NULL,
+		code      TEXT NOT NULL,
+		learner   TEXT NOT NULL,
+		token     TEXT NOT NULL,
+		name      TEXT NOT NULL,
+		katas     TEXT NOT NULL,
+		joined_at INTEGER NOT NULL,
+		state     TEXT NOT NULL DEFAULT '{}'
+	);
+	CREATE TABLE IF NOT EXISTS workshop_outbox (
+		id        INTEGER PRIMARY KEY,
+		event_id  TEXT NOT NULL UNIQUE,
+		body      TEXT NOT NULL,
+		queued_at INTEGER NOT NULL
+	);`,
 }
 
 // languagesMigration is v3: the workspace language (a template folder's name: python, node, go)

@@ -20,11 +20,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/adrg/xdg"
 
 	"github.com/kata-mcp/kata/katas/srs"
+	"github.com/kata-mcp/kata/katas/workshop"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
@@ -42,6 +44,8 @@ type Store struct {
 	db    *sql.DB
 	path  string
 	sched *srs.Scheduler
+	// onQueue is called after a write that may have queued a workshop event (OnQueue).
+	onQueue atomic.Pointer[func()]
 }
 
 // DefaultPath returns the progress file's path: $KATA_STATE when set (tests, tmux runs),
@@ -217,12 +221,24 @@ func (s *Store) LayerRead(kata, layer string, at time.Time) error {
 		return fmt.Errorf("progress store %s: layer read: kata %q and layer %q must both be set", s.path, kata, layer)
 	}
 	t := ns(orNow(at))
-	return s.write("recording a layer read", func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO layer_reads(kata, layer, first_at, last_at, reads) VALUES(?, ?, ?, ?, 1)
+	return s.queueing(s.write("recording a layer read", func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO layer_reads(kata, layer, first_at, last_at, reads) VALUES(?, ?, ?, ?, 1)
 			ON CONFLICT(kata, layer) DO UPDATE SET last_at = max(last_at, excluded.last_at), reads = reads + 1`,
-			kata, layer, t, t)
+			kata, layer, t, t); err != nil {
+			return err
+		}
+		_, err := enqueueTx(tx, workshop.Event{Kind: workshop.KindLayer, Kata: kata, Layer: layer, At: fromNS(t)})
 		return err
-	})
+	}))
+}
+
+// queueing passes err on, first waking the workshop sender (OnQueue) when the write that
+// returned it succeeded: it may have queued an event.
+func (s *Store) queueing(err error) error {
+	if err == nil {
+		s.notifyQueued()
+	}
+	return err
 }
 
 // checkAnswer validates an answer's identifying fields and returns its card kind.
@@ -262,7 +278,13 @@ func (s *Store) RecordAnswer(a Answer) error {
 	if err != nil {
 		return fmt.Errorf("progress store %s: %w", s.path, err)
 	}
-	return s.write("recording an answer", func(tx *sql.Tx) error { return s.insertAnswer(tx, a, kind, 0) })
+	return s.queueing(s.write("recording an answer", func(tx *sql.Tx) error {
+		if err := s.insertAnswer(tx, a, kind, 0); err != nil {
+			return err
+		}
+		_, err := enqueueTx(tx, answerEvent(a, workshop.SourcePractice, ""))
+		return err
+	}))
 }
 
 // StartAttempt stores a new open exam attempt and returns its id (a.ID is ignored; a zero
@@ -403,7 +425,7 @@ func (s *Store) FinishAttempt(a Attempt, answers []Answer) error {
 		}
 		kinds[i] = k
 	}
-	return s.write(fmt.Sprintf("submitting exam attempt %d", a.ID), func(tx *sql.Tx) error {
+	return s.queueing(s.write(fmt.Sprintf("submitting exam attempt %d", a.ID), func(tx *sql.Tx) error {
 		if err := checkOpen(tx, a.ID); err != nil {
 			return err
 		}
@@ -419,8 +441,9 @@ func (s *Store) FinishAttempt(a Attempt, answers []Answer) error {
 				return err
 			}
 		}
-		return nil
-	})
+		_, err := enqueueTx(tx, examEvents(a, answers)...)
+		return err
+	}))
 }
 
 // AbandonAttempt closes an open attempt without a score; its saved answers stay in the file
@@ -443,12 +466,18 @@ func (s *Store) RecordGrade(g GradeRun) error {
 	default:
 		return fmt.Errorf("progress store %s: grading run: status %q is not pass, fail or error", s.path, g.Status)
 	}
-	return s.write("recording a grading run", func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO grade_runs(kata, workspace, seed, status, passed, failed, errored, duration_ns, at)
+	return s.queueing(s.write("recording a grading run", func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO grade_runs(kata, workspace, seed, status, passed, failed, errored, duration_ns, at)
 			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			g.Kata, g.Workspace, g.Seed, g.Status, g.Passed, g.Failed, g.Errored, int64(g.Duration), ns(orNow(g.At)))
+			g.Kata, g.Workspace, g.Seed, g.Status, g.Passed, g.Failed, g.Errored, int64(g.Duration), ns(orNow(g.At))); err != nil {
+			return err
+		}
+		if g.Kata == "" {
+			return nil
+		}
+		_, err := enqueueTx(tx, verdictEvent(g))
 		return err
-	})
+	}))
 }
 
 // cardCols are the cards columns scanCard reads, in order.

@@ -82,6 +82,19 @@ type GradeRun struct {
 	Duration time.Duration `json:"-"`
 	// At is when the run finished.
 	At time.Time `json:"at"`
+	// Tests are the run's tests, for a workshop's board (not stored in grade_runs).
+	Tests []GradeTest `json:"-"`
+}
+
+// GradeTest is one test of a grading run as a workshop's board sees it: never the learner's
+// code or output.
+type GradeTest struct {
+	// ID is the test's stable id; Status "pass", "fail" or "error"; Step its task step.
+	ID     string
+	Status string
+	Step   int
+	// Rules are the ids of the rules it broke (docs/grading.md#rules).
+	Rules []string
 }
 
 // DueCard is a scheduled card with what it belongs to.

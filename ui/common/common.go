@@ -28,7 +28,9 @@ type Common struct {
 	MDStyle string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	Store Store
-	sh    *shared
+	// Workshop is the link to an instructor's workshop; nil means none (self-study only).
+	Workshop Workshop
+	sh       *shared
 }
 
 // shared is the part of Common every copy shares by pointer.
@@ -39,6 +41,7 @@ type shared struct {
 	lang   string // the language asked for (Config.Language)
 	gen    int    // the last generation handed out
 	writer writer
+	ws     workshopState
 }
 
 // Config configures New. The zero value is usable.
@@ -57,11 +60,13 @@ type Config struct {
 	// Language is the workspace language to offer a kata whose learner chose none; empty means
 	// python (see Language).
 	Language string
+	// Workshop is the link to an instructor's workshop (nil: none).
+	Workshop Workshop
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, Workshop: cfg.Workshop, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
 	if c.sh.now == nil {
 		c.sh.now = time.Now
 	}
@@ -187,11 +192,14 @@ const (
 	DrillScreen
 	MockExamScreen
 	ReviewScreen
+	// JoinScreen joins or leaves a workshop; LiveQuizScreen is the instructor's live quiz.
+	JoinScreen
+	LiveQuizScreen
 )
 
 // String names a screen for the help overlay.
 func (s Screen) String() string {
-	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review"}[s]
+	return [...]string{"catalog", "kata layers", "quiz", "trap tables", "task", "trap drill", "mock exam", "review", "workshop", "live quiz"}[s]
 }
 
 // Messages pages send the root.

@@ -30,6 +30,9 @@ type KeyMap struct {
 	Practice Practice
 	MockExam MockExam
 	Task     Task
+	Join     Join
+	LiveQuiz LiveQuiz
+	Board    Board
 }
 
 // Cursor moves a cursor one place.
@@ -55,8 +58,36 @@ type Find struct {
 type Catalog struct {
 	// Open opens the packet under the cursor; MockExam starts (or resumes) the mock exam;
 	// Review starts a review of the due cards; Language picks the workspace language of the
-	// kata under the cursor.
-	Open, MockExam, Review, Language key.Binding
+	// kata under the cursor; Join joins an instructor's workshop (or shows the one joined).
+	// Join takes j from the cursor keys there.
+	Open, MockExam, Review, Language, Join key.Binding
+}
+
+// Join is the join screen's keys.
+type Join struct {
+	// Next moves between the address and the name; Submit joins; Leave leaves the workshop
+	// joined.
+	Next, Submit, Leave key.Binding
+}
+
+// LiveQuiz is the live quiz's keys besides answering (Question, Cursor, Letter).
+type LiveQuiz struct {
+	// Next and Prev move between the quiz's items.
+	Next, Prev key.Binding
+}
+
+// Board is the instructor's board keys (kata serve in a terminal).
+type Board struct {
+	// Kata selects the next kata column the pacing and quiz keys act on.
+	Kata key.Binding
+	// OpenLayer opens the next layer for the class, CloseLayer locks the last one open
+	// again; OpenStep and CloseStep do the same for task steps.
+	OpenLayer, CloseLayer, OpenStep, CloseStep key.Binding
+	// Quiz starts a live quiz of the kata's next item, Quiz5 of its next five; Reveal shows
+	// everyone the key, rationales and distribution; EndQuiz ends it.
+	Quiz, Quiz5, Reveal, EndQuiz key.Binding
+	// Up and Down scroll the learners.
+	Up, Down key.Binding
 }
 
 // Kata is the kata screen's keys (besides Read).
@@ -157,6 +188,29 @@ func Default() *KeyMap {
 			MockExam: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mock exam")),
 			Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review due")),
 			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language")),
+			Join:     key.NewBinding(key.WithKeys("j"), key.WithHelp("j", "workshop")),
+		},
+		Join: Join{
+			Next:   key.NewBinding(key.WithKeys("tab", "shift+tab", "up", "down"), key.WithHelp("tab", "next field")),
+			Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "join")),
+			Leave:  key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "leave the workshop")),
+		},
+		LiveQuiz: LiveQuiz{
+			Next: key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
+			Prev: key.NewBinding(key.WithKeys("left", "p")),
+		},
+		Board: Board{
+			Kata:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next kata")),
+			OpenLayer:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/O", "open/lock a layer")),
+			CloseLayer: key.NewBinding(key.WithKeys("O")),
+			OpenStep:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s/S", "open/lock a step")),
+			CloseStep:  key.NewBinding(key.WithKeys("S")),
+			Quiz:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "live quiz: next item")),
+			Quiz5:      key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "live quiz: next 5")),
+			Reveal:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reveal")),
+			EndQuiz:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "end the quiz")),
+			Up:         key.NewBinding(up, key.WithHelp("↑/↓", "scroll")),
+			Down:       key.NewBinding(down),
 		},
 		Kata: Kata{
 			Next:     key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),

@@ -83,19 +83,27 @@ func New(c common.Common) *Model {
 	return &Model{c: c, all: all, packets: all, langs: map[string]string{}}
 }
 
-// ShortHelp lists the catalog's keys.
+// ShortHelp lists the catalog's keys (the workshop key when the app can join one).
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
 	if m.filter.Typing() {
 		return []key.Binding{k.Find.Done}
 	}
-	return []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review, k.Catalog.Language, k.Find.Open}
+	b := []key.Binding{k.Cursor.Up, k.Catalog.Open, k.Catalog.MockExam, k.Catalog.Review, k.Catalog.Language, k.Find.Open}
+	if m.c.Workshop != nil {
+		b = append(b, k.Catalog.Join)
+	}
+	return b
 }
 
 // FullHelp lists the catalog's keys.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
-	return [][]key.Binding{{k.Cursor.Up, k.Catalog.Open, k.Catalog.Language}, {k.Catalog.MockExam, k.Catalog.Review}, {k.Find.Open, k.Find.Done}}
+	h := [][]key.Binding{{k.Cursor.Up, k.Catalog.Open, k.Catalog.Language}, {k.Catalog.MockExam, k.Catalog.Review}, {k.Find.Open, k.Find.Done}}
+	if m.c.Workshop != nil {
+		h = append(h, []key.Binding{k.Catalog.Join})
+	}
+	return h
 }
 
 // HelpNote says what the filter matches and what l does.
@@ -199,6 +207,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.filter.Open()
 		m.applyFilter()
 		return nil
+	case m.c.Workshop != nil && key.Matches(k, keys.Catalog.Join):
+		return common.Send(common.ShowJoinMsg{})
 	case key.Matches(k, keys.Catalog.MockExam):
 		return func() tea.Msg { return common.StartMockExamMsg{} }
 	case key.Matches(k, keys.Catalog.Review):
@@ -287,6 +297,10 @@ func (m *Model) View() string {
 		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished mock exam"
 	} else {
 		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
+	}
+	if ws := m.c.WorkshopStatus(); ws.Conn != "" {
+		// In a workshop the connection state shows in one word, first so it is never cut.
+		sub = "workshop " + ws.Code + ": " + string(ws.Conn) + " · " + sub
 	}
 	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
 	if len(m.skipped) > 0 {

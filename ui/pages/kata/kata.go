@@ -150,6 +150,10 @@ func (m *Model) request(force bool) tea.Cmd {
 	if name == "" || m.c.Width == 0 {
 		return nil
 	}
+	if m.locked() {
+		m.want = common.RenderKey{} // no rendering is wanted, not even a late one
+		return nil
+	}
 	k := common.RenderKey{Doc: m.p.ID + "/" + name, Width: m.c.Width, Style: m.c.MDStyle}
 	if !force && k == m.want && m.loader.Resident(m.p.ID, name) {
 		return nil
@@ -157,6 +161,10 @@ func (m *Model) request(force bool) tea.Cmd {
 	m.want = k
 	return m.loader.Load(m.p.ID, name, k)
 }
+
+// locked reports whether the instructor of the workshop the learner joined has not opened
+// the selected layer yet (never outside a workshop).
+func (m *Model) locked() bool { return !m.c.LayerOpen(m.p.ID, m.layer) }
 
 // selectLayer switches to layer i: the old content goes and the new one is requested.
 func (m *Model) selectLayer(i int) tea.Cmd {
@@ -182,6 +190,10 @@ func (m *Model) selectLayer(i int) tea.Cmd {
 // Update switches layers, scrolls, searches, takes renderings and turns x/t/w into navigation.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.WorkshopMsg:
+		if !m.locked() && m.shown.Doc == "" {
+			return m.request(false) // the instructor opened the layer on show
+		}
 	case common.RenderedMsg:
 		if msg.Key != m.want {
 			return nil // stale: another layer, width or style was asked for since
@@ -250,7 +262,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	k, f, rd := m.c.Keys.Kata, m.c.Keys.Find, m.c.Keys.Read
 	switch {
-	case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer:
+	case key.Matches(msg, k.Copy) && m.layerName() == promptsLayer && !m.locked():
 		return loadPrompts(m.c.Lib, m.p.ID)
 	case key.Matches(msg, k.CopyCode):
 		return m.copyCode()
@@ -328,6 +340,8 @@ func (m *Model) View() string {
 	}
 	body := m.vp.View()
 	switch {
+	case m.locked():
+		body = st.Subtle.Render(common.WrapHanging("  ", "Locked: the "+m.layerName()+" layer "+common.Locked+".", m.c.Width))
 	case m.picks != nil:
 		body = m.pickerView()
 	case m.note != "":

@@ -181,6 +181,9 @@ func (m *Model) stepLine(s katas.Step, selected bool) string {
 	res := m.stepResult(s.Number)
 	prefix := "  "
 	title := fmt.Sprintf("%d. %s", s.Number, s.Title)
+	if !m.c.StepOpen(m.p.ID, s.Number) {
+		title = fmt.Sprintf("%d. %s", s.Number, st.Subtle.Render("locked: "+common.Locked))
+	}
 	if selected {
 		prefix = st.Accent.Render("> ")
 		title = st.Selected.Render(title)
@@ -252,6 +255,10 @@ func (m *Model) stepContent() (lines []string, first, last int) {
 // stepLines is the step's text, rendered for width (plain until the rendering is in).
 func (m *Model) stepLines(s katas.Step, width int) []string {
 	st := m.c.Styles
+	if !m.c.StepOpen(m.p.ID, s.Number) {
+		// a workshop's instructor has not opened this step: neither its title nor its text
+		return strings.Split(common.WrapHanging("", st.Subtle.Render(fmt.Sprintf("Step %d is locked: it %s.", s.Number, common.Locked)), width), "\n")
+	}
 	head := common.WrapHanging("", st.Title.Render(fmt.Sprintf("Step %d · %s", s.Number, s.Title)), width)
 	body := m.stepText.ViewTop(m.stepDoc(s), s.Markdown, width)
 	return strings.Split(head+"\n"+body, "\n")

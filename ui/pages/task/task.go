@@ -285,6 +285,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
+	case common.WorkshopMsg: // the instructor may have opened a step: lay out again
 	default:
 		return nil
 	}

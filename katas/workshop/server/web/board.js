@@ -1,0 +1,172 @@
+// The live board: the whole view from the "board" event, then the rows and summary that
+// changed from each "update" event of /api/board/stream. Every text is set through
+// textContent (learners choose their own names). EventSource reconnects by itself, sending
+// Last-Event-ID.
+"use strict";
+
+let view = null;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+function renderPacing() {
+  const box = document.getElementById("pacing");
+  box.replaceChildren();
+  for (const k of view.katas) {
+    const p = el("p");
+    let text = k.id + ": ";
+    if (k.open) {
+      const name = k.layers[k.open.layers - 1] || "";
+      text += k.open.layers + " of " + k.layers.length + " layers open (up to " + name + ") · " + k.open.steps + " of " + k.steps + " task steps open";
+    } else {
+      text += "everything open";
+    }
+    p.textContent = text;
+    box.append(p);
+  }
+}
+
+function renderHead() {
+  const head = document.getElementById("head");
+  head.replaceChildren();
+  const top = el("tr"), sub = el("tr");
+  top.append(el("th", "", ""));
+  sub.append(el("th", "", "learner"));
+  for (const k of view.katas) {
+    const th = el("th", "kata", k.id);
+    th.colSpan = 3;
+    top.append(th);
+    sub.append(el("th", "", "layer"), el("th", "", "quiz"), el("th", "", "grade"));
+  }
+  head.append(top, sub);
+}
+
+function cellParts(k, c) {
+  const layer = c.layer ? c.layer + "/" + k.layers.length + " " + c.layer_name : "—";
+  const quiz = c.answered ? c.right + "/" + c.answered : "—";
+  let grade = "—", cls = "dim";
+  if (c.graded) {
+    grade = c.passed + "/" + c.total + (c.status === "pass" ? " ✓" : " ✗");
+    cls = c.status;
+  }
+  return [[layer, "num"], [quiz, "num"], [grade, "num " + cls]];
+}
+
+function rowElement(r) {
+  const tr = el("tr");
+  tr.dataset.learner = r.learner;
+  const name = el("td", r.left ? "left" : "", r.name);
+  if (r.flags && r.flags.length) {
+    name.append(el("span", "flag", " ⚑"));
+    name.title = r.flags.join("; ");
+  }
+  tr.append(name);
+  view.katas.forEach((k, i) => {
+    for (const [text, cls] of cellParts(k, r.cells[i] || {})) tr.append(el("td", cls, text));
+  });
+  return tr;
+}
+
+function renderRows() {
+  const body = document.getElementById("rows");
+  body.replaceChildren(...view.rows.map(rowElement));
+  document.getElementById("empty").hidden = view.rows.length > 0;
+}
+
+function renderList(id, misses, empty) {
+  const list = document.getElementById(id);
+  list.replaceChildren();
+  if (!misses || misses.length === 0) {
+    list.append(el("li", "dim", empty));
+    return;
+  }
+  for (const m of misses) {
+    const li = el("li");
+    li.append(el("code", "", m.id), document.createTextNode(" — " + plural(m.count, "learner", "learners")));
+    if (m.text) li.append(el("div", "dim", m.text));
+    list.append(li);
+  }
+}
+
+function renderQuiz(q) {
+  const box = document.getElementById("quiz");
+  box.replaceChildren();
+  box.hidden = !q;
+  if (!q) return;
+  box.append(el("h2", "", "Live quiz · " + q.kata + (q.state === "revealed" ? " · revealed" : " · answering")));
+  for (const it of q.items) {
+    box.append(el("h3", "", it.id + " · " + it.title));
+    box.append(el("p", "dim", plural(it.answered, "answer", "answers")));
+    const most = Math.max(1, ...it.options.map(o => o.count));
+    for (const o of it.options) {
+      const row = el("div", "opt" + (o.key ? " key" : ""));
+      row.dataset.option = o.id;
+      row.append(el("span", "letter", o.id + (o.key ? " ✓" : "")));
+      const bar = el("div", "bar");
+      bar.style.width = (100 * o.count / most) + "%";
+      bar.title = o.text;
+      row.append(bar, el("span", "num", String(o.count)));
+      if (q.state === "revealed") row.append(el("div", "why", o.text + (o.rationale ? " — " + o.rationale : "")));
+      box.append(row);
+    }
+  }
+}
+
+function renderSummary() {
+  const s = view.summary;
+  document.getElementById("count").textContent = plural(s.learners, "learner", "learners");
+  renderList("rules", s.rules, "none yet");
+  renderList("items", s.items, "none yet");
+  const att = document.getElementById("attention");
+  att.replaceChildren();
+  if (!s.attention || s.attention.length === 0) att.append(el("li", "dim", "nobody"));
+  for (const f of s.attention || []) att.append(el("li", "flag", f.name + ": " + f.why));
+  renderQuiz(s.quiz);
+}
+
+function render() {
+  renderPacing();
+  renderHead();
+  renderRows();
+  renderSummary();
+  document.body.dataset.seq = String(view.seq);
+}
+
+function update(u) {
+  for (const r of u.rows || []) {
+    const i = view.rows.findIndex(x => x.learner === r.learner);
+    if (i >= 0) view.rows[i] = r; else view.rows.push(r);
+  }
+  view.summary = u.summary;
+  view.seq = u.seq;
+  renderRows();
+  renderSummary();
+  document.body.dataset.seq = String(view.seq);
+}
+
+function setConn(state, text) {
+  const c = document.getElementById("conn");
+  c.textContent = text;
+  c.className = state;
+  document.body.dataset.state = state;
+}
+
+function connect() {
+  const es = new EventSource("api/board/stream");
+  es.addEventListener("open", () => setConn("live", "live"));
+  es.addEventListener("error", () => setConn("down", "reconnecting…"));
+  es.addEventListener("board", e => {
+    view = JSON.parse(e.data);
+    view.rows = view.rows || [];
+    render();
+  });
+  es.addEventListener("update", e => { if (view) update(JSON.parse(e.data)); });
+}
+
+connect();
