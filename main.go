@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 	"github.com/kata-mcp/kata/ui"
@@ -44,6 +45,16 @@ func main() {
 
 // packetsFlag is the root's persistent flag naming extra folders of packets.
 const packetsFlag = "packets"
+
+// langFlag names the persistent flag that picks the language (internal/locale).
+const langFlag = "lang"
+
+// userLocale is the language the command's user reads: --lang, then the environment
+// (locale.Resolve).
+func userLocale(cmd *cobra.Command) string {
+	flag, _ := cmd.Flags().GetString(langFlag)
+	return locale.Resolve(flag, os.Getenv)
+}
 
 // loadLibrary loads the embedded packets, then the folders listed in $KATA_PATH (separated by
 // os.PathListSeparator; as in PATH, an earlier folder wins over a later one), then each
@@ -142,6 +153,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one)")
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
