@@ -129,3 +129,57 @@ func TestStaleSandboxFoldersAreRemoved(t *testing.T) {
 		t.Error("close kept the run's own folder")
 	}
 }
+
+// TestGoCacheStampGrantsTheFirstBuildTime: kata's Go build cache counts as new — the build
+// gets freshCacheDeadline — until a go build has succeeded in it and stamped it, and again
+// when the stamp names another go command (a Go upgrade) or `go clean -cache` removed the
+// cache's subfolders; a cache that merely has files (builds killed halfway) is still new.
+func TestGoCacheStampGrantsTheFirstBuildTime(t *testing.T) {
+	if goToolchain() == "" {
+		t.Skip("no go command on PATH")
+	}
+	cache := t.TempDir()
+	t.Setenv(EnvGoCache, cache)
+	fresh := func() bool {
+		t.Helper()
+		box, err := newSandbox(t.TempDir(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer box.close()
+		return box.goCacheFresh
+	}
+	if !fresh() {
+		t.Fatal("an empty cache is not new")
+	}
+	os.MkdirAll(filepath.Join(cache, "0a"), 0o700)
+	os.WriteFile(filepath.Join(cache, "0a", "0a1b-a"), []byte("x"), 0o600)
+	if !fresh() {
+		t.Fatal("a cache that no go build finished in is not new")
+	}
+	box, err := newSandbox(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.builtWith(&Command{Command: "python3", Args: []string{"-m", "compileall"}})
+	if !fresh() {
+		t.Fatal("a build that is not a go build stamped the Go cache")
+	}
+	box.builtWith(&Command{Command: "go", Args: []string{"build", "./..."}})
+	box.close()
+	if fresh() {
+		t.Fatal("after a go build finished, the cache is still new")
+	}
+	if limit := freshCacheDeadline; limit <= buildDeadline {
+		t.Fatalf("freshCacheDeadline %s is no longer than buildDeadline %s", limit, buildDeadline)
+	}
+	os.WriteFile(filepath.Join(cache, goCacheStamp), []byte("/opt/go1.20/bin/go 1 1\n"), 0o600)
+	if !fresh() {
+		t.Fatal("a cache stamped by another go command is not new")
+	}
+	os.WriteFile(filepath.Join(cache, goCacheStamp), []byte(goToolchain()), 0o600)
+	os.RemoveAll(filepath.Join(cache, "0a"))
+	if !fresh() {
+		t.Fatal("a cache emptied by go clean -cache (the stamp left) is not new")
+	}
+}

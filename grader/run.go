@@ -353,6 +353,7 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
+		r.box.builtWith(kc.Build)
 	}
 	if r.grades("client") && kc.Client != nil {
 		return checkClientCommand(dir, kc.Client, kc.raw)
@@ -361,7 +362,8 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 }
 
 // buildDeadline bounds the build (docs/grading.md#deadlines); freshCacheDeadline replaces it
-// when kata's Go build cache is new, since a first Go build compiles the standard library.
+// until a Go build has finished in kata's Go build cache (goCacheStamp), since a first Go
+// build compiles the standard library.
 const (
 	buildDeadline      = runDeadline
 	freshCacheDeadline = 5 * time.Minute
