@@ -38,6 +38,15 @@ func TestBuildTimeLimit(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(err.Error(), "oops") {
 			t.Errorf("isolation %s: a failing build says %v", box.iso.Kind, err)
 		}
+		// a build that wrote nothing leaves no empty line at the end of the message (a CSV cell)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "exec sleep 60"}}, 300*time.Millisecond)
+		if err == nil || !strings.HasSuffix(err.Error(), "was killed") {
+			t.Errorf("isolation %s: a silent build past its limit says %q; want it to end with \"was killed\"", box.iso.Kind, err)
+		}
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops; echo; exit 3"}}, time.Minute)
+		if err == nil || !strings.HasSuffix(err.Error(), "exited with code 3\noops") {
+			t.Errorf("isolation %s: a failing build says %q; want its output after the message, no trailing blank line", box.iso.Kind, err)
+		}
 		// the build runs in the workspace, and may write there
 		if err := runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "mkdir -p .kata/bin && echo built > .kata/bin/out"}}, time.Minute); err != nil {
 			t.Errorf("isolation %s: %v", box.iso.Kind, err)

@@ -388,12 +388,23 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 		return submissionErr("kata.json", 0, "build `%s` was stopped: grading was interrupted", commandLine(c))
 	case <-timer.C:
 		p.kill(0)
-		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed\n%s", commandLine(c), limit, out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed%s", commandLine(c), limit, outputTail(out))
 	}
 	if !p.cmd.ProcessState.Success() {
-		return submissionErr("kata.json", 0, "build `%s` failed: it %s\n%s", commandLine(c), p.describeExit(), out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` failed: it %s%s", commandLine(c), p.describeExit(), outputTail(out))
 	}
 	return nil
+}
+
+// outputTail is the last 4 KiB of a build's output on lines of their own after the message,
+// without trailing blank lines; "" when the build wrote nothing, so the message ends on its
+// own line (a CSV cell or a summary row carries no empty line).
+func outputTail(out *tailBuffer) string {
+	tail := strings.TrimRight(out.since(0, 4096), " \t\r\n")
+	if tail == "" {
+		return ""
+	}
+	return "\n" + tail
 }
 
 // commandLine is c as one line: the command and its arguments.
