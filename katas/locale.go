@@ -87,8 +87,16 @@ func localize(en *Packet, locale string) *Packet {
 		switch name {
 		case "exam.md":
 			p.Items = parseExam(twin, src, &ps)
+			for i := range p.Items {
+				p.Items[i].English = &en.Items[i] // CheckTwin: the same ids in the same order
+			}
 		case "traps.md":
 			p.Traps = parseTraps(twin, src, &ps)
+			for i, t := range p.Traps { // CheckTwin: as many tables and rows
+				for j := range t.Rows {
+					t.Rows[j].English = &TrapOrigin{Table: en.Traps[i].Title, Row: en.Traps[i].Rows[j]}
+				}
+			}
 		case "task.md":
 			p.Task = parseTask(twin, src, &ps)
 		}
