@@ -12,7 +12,11 @@ import (
 
 // New returns the quiz of packet p, options shuffled by c's seed.
 func New(c common.Common, p *katas.Packet) *deck.Model {
-	return deck.New(c, deck.Options{Title: "Quiz", Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
+	title := "Quiz"
+	if p.InEnglish("exam.md") {
+		title += " · " + common.InEnglish(p.Locale)
+	}
+	return deck.New(c, deck.Options{Title: title, Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
 }
 
 // Cards lists a packet's items in written order as cards, options shuffled by seed.
