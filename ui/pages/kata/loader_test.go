@@ -41,19 +41,7 @@ func TestLeftLayerIsNotRendered(t *testing.T) {
 // naming its file and line, which the page shows in place of the layer, instead of a render
 // that runs for minutes and grows without bound.
 func TestHostileLayerGivesAnError(t *testing.T) {
-	root := t.TempDir()
-	err := fs.WalkDir(packets.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := fs.ReadFile(packets.FS, p)
-		dst := filepath.Join(root, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := copyPackets(t, ".")
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
 		t.Fatal(err)
@@ -72,20 +60,8 @@ func TestHostileLayerGivesAnError(t *testing.T) {
 // TestFallbackMarker: a layer read in Spanish shows no marker; a layer with a file that has no
 // Spanish twin says "en inglés" in its header; in English there is never a marker.
 func TestFallbackMarker(t *testing.T) {
-	root := t.TempDir()
 	const id = "mcp-error-responses"
-	err := fs.WalkDir(packets.FS, id, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := fs.ReadFile(packets.FS, p)
-		dst := filepath.Join(root, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := copyPackets(t, id)
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
 		t.Fatal(err)
@@ -122,4 +98,24 @@ func TestFallbackMarker(t *testing.T) {
 	if h := header(lib, ei); strings.Contains(h, "·") {
 		t.Errorf("the English layer is marked: %q", h)
 	}
+}
+
+// copyPackets copies folder dir of the embedded packets ("." for all) into a temp folder and
+// returns that folder.
+func copyPackets(t *testing.T, dir string) string {
+	t.Helper()
+	root := t.TempDir()
+	err := fs.WalkDir(packets.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := fs.ReadFile(packets.FS, p)
+		dst := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
