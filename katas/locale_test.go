@@ -109,6 +109,15 @@ func TestLocalizedEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a localized view lists the packets, as the catalog does, without parsing one
+	if n := len(lib.Localized("ru").Entries()); n != len(lib.entries) {
+		t.Fatalf("%d entries in Russian, %d in English", n, len(lib.entries))
+	}
+	for _, e := range lib.entries {
+		if e.lazy == nil || e.lazy.done.Load() {
+			t.Fatalf("listing the Russian view parsed %s", e.id)
+		}
+	}
 	for _, loc := range []string{"es", "ru"} {
 		view := lib.Localized(loc)
 		for _, en := range lib.Packets() {
