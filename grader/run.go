@@ -72,6 +72,8 @@ type run struct {
 	serverPhase, clientPhase phase
 	// box confines every learner process of the run (nil until prepare made it).
 	box *sandbox
+	// clientTime is the client phase's wall time, set by its goroutine before it is done.
+	clientTime time.Duration
 }
 
 // phase is a part of the run with a time budget of its own.
@@ -134,7 +136,9 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 			r.releasePort()
 		}
 	}()
-	if err := r.prepare(ctx, lib, dir); err != nil {
+	err := r.prepare(ctx, lib, dir)
+	r.rep.Timings.Prepare = time.Since(r.start)
+	if err != nil {
 		return r.errorReport(r.interruptedErr(err))
 	}
 	if r.api != nil {
@@ -155,13 +159,18 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		client.Add(1)
 		go func() {
 			defer client.Done()
+			start := time.Now()
 			r.runClientTests(clientCtx)
+			r.clientTime = time.Since(start)
 		}()
 	}
 	if r.grades("server") {
 		sctx, cancel := context.WithTimeout(ctx, serverBudget)
 		r.info("starting the server")
-		if err := r.runServerPhase(sctx); err != nil {
+		start := time.Now()
+		err := r.runServerPhase(sctx)
+		r.rep.Timings.ServerPhase = time.Since(start)
+		if err != nil {
 			cancel()
 			stopClient()
 			client.Wait()
@@ -170,6 +179,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		cancel()
 	}
 	client.Wait()
+	r.rep.Timings.ClientPhase = r.clientTime
 	r.sortTests()
 	rep := r.report()
 	if r.interrupted() {
