@@ -12,14 +12,12 @@ import (
 
 // New returns the quiz of packet p, options shuffled by c's seed.
 func New(c common.Common, p *katas.Packet) *deck.Model {
-	title := "Quiz"
-	if p.InEnglish("exam.md") {
-		title += " · " + common.InEnglish(p.Locale)
-	}
-	return deck.New(c, deck.Options{Title: title, Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
+	return deck.New(c, deck.Options{Title: "Quiz", Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
 }
 
-// Cards lists a packet's items in written order as cards, options shuffled by seed.
+// Cards lists a packet's items in written order as cards, options shuffled by seed. Items read
+// in English although the packet was asked in another locale (katas.Packet.InEnglish) say so in
+// each card's head.
 func Cards(p *katas.Packet, seed int64) []deck.Card {
 	refs := make([]string, len(p.Items))
 	for i, it := range p.Items {
@@ -29,6 +27,9 @@ func Cards(p *katas.Packet, seed int64) []deck.Card {
 	cs := make([]deck.Card, len(qs))
 	for i, q := range qs {
 		cs[i] = Card(q)
+		if p.InEnglish("exam.md") {
+			cs[i].Head += " · " + common.InEnglish(p.Locale)
+		}
 	}
 	return cs
 }
