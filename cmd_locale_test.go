@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
+	"github.com/kata-mcp/kata/ui/pages/drill"
 )
 
 // TestLocalizedCardsAreTheEnglishOnes: an item or trap row read in Spanish or Russian is the
@@ -38,6 +40,20 @@ func TestLocalizedCardsAreTheEnglishOnes(t *testing.T) {
 					t.Errorf("%s: trap row %d.%d is card %s, %s in English", loc, i, j, a, b)
 				}
 			}
+		}
+	}
+	// the trap drill's cards: the same item ids and card ids in every locale
+	drillIDs := func(p *katas.Packet) map[string]bool {
+		ids := map[string]bool{}
+		for _, c := range drill.Cards(p, 1) {
+			ids[c.ItemID+" "+c.CardID] = true
+		}
+		return ids
+	}
+	for _, loc := range []string{"es", "ru"} {
+		p, _ := lib.Localized(loc).Get(en.ID)
+		if a, b := drillIDs(p), drillIDs(en); !maps.Equal(a, b) {
+			t.Errorf("%s: the drill's cards differ from the English ones:\n%v\n%v", loc, a, b)
 		}
 	}
 	// answered in Spanish
