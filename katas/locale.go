@@ -29,8 +29,14 @@ func (l *Library) Localized(locale string) *Library {
 	return &Library{entries: l.entries, shims: l.shims, locale: locale, res: l.res}
 }
 
-// Locale is the language the library reads packets in: "" for English (see Localized).
-func (l *Library) Locale() string { return l.locale }
+// Locale is the language the library reads packets in: "" for English (see Localized), and for
+// a nil library.
+func (l *Library) Locale() string {
+	if l == nil {
+		return ""
+	}
+	return l.locale
+}
 
 // packet returns entry e's packet as the library reads it: parsed on first use, and localized
 // on first use in a localized view; nil when it failed to parse.
