@@ -159,7 +159,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one)")
+	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one). kata init and kata export take --lang as a workspace's programming language instead: there $KATA_LANG picks the reading language")
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
@@ -296,7 +296,7 @@ func newInitCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&lang, "lang", "python", "language of the starter workspace")
+	cmd.Flags().StringVar(&lang, "lang", "python", "the starter workspace's programming language: python, node or go (here --lang is not the reading language: TASK.md is written in the one $KATA_LANG or $LANG names)")
 	return cmd
 }
 
