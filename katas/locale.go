@@ -77,6 +77,7 @@ func TwinName(file, locale string) string {
 func localize(en *Packet, locale string) *Packet {
 	p := *en
 	p.Locale, p.Fallback = locale, nil
+	p.Manifest = en.Manifest.In(locale)
 	for _, name := range parsedFiles {
 		file := path.Join(p.Dir, name)
 		enSrc, err := fs.ReadFile(p.fsys, file)

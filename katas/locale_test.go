@@ -163,3 +163,35 @@ func TestLocalizedEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// The catalog's title and summary come from packet.json's translations in a localized view,
+// for a listed (not parsed) packet and a parsed one alike; a locale without one shows English.
+func TestManifestTranslations(t *testing.T) {
+	lib, err := Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := lib.Entries()
+	ru := lib.Localized("ru").Entries()
+	for i := range en {
+		tr, ok := en[i].Translations["ru"]
+		if !ok {
+			t.Fatalf("%s has no Russian title", en[i].ID)
+		}
+		if ru[i].Title != tr.Title || ru[i].Summary != tr.Summary || en[i].Title == tr.Title {
+			t.Errorf("%s in ru: %q, want %q (English %q)", en[i].ID, ru[i].Title, tr.Title, en[i].Title)
+		}
+		p, _ := lib.Localized("ru").Get(en[i].ID)
+		if p.Title != tr.Title {
+			t.Errorf("%s parsed in ru: title %q, want %q", en[i].ID, p.Title, tr.Title)
+		}
+		if m := en[i].Manifest.In("fr"); m.Title != en[i].Title {
+			t.Errorf("a locale without a translation: %q", m.Title)
+		}
+	}
+	var ps Problems
+	parseManifest("x/packet.json", []byte(`{"format_version":1,"id":"x","title":"X","summary":"s","layers":["knowledge"],"translations":{"EN":{"title":"t","summary":"s"},"es":{"title":"","summary":"s"}}}`), &ps)
+	if got := ps.Error(); !strings.Contains(got, `key "EN" is not a two-letter locale`) || !strings.Contains(got, `"es" needs both a title and a summary`) {
+		t.Errorf("bad translations: %v", got)
+	}
+}

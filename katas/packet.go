@@ -367,15 +367,15 @@ type Entry struct {
 
 // Entries lists the packets sorted by id, as kata list and the app's catalog show them:
 // packets not parsed yet give their manifest and the counts their index gives, and are not
-// parsed.
+// parsed. In a localized view the title and summary are the locale's (Manifest.In).
 func (l *Library) Entries() []Entry {
 	out := make([]Entry, 0, len(l.entries))
 	for _, e := range l.entries {
 		if lp := e.lazy; lp != nil {
-			out = append(out, Entry{Manifest: lp.manifest, Source: lp.source, Counts: lp.counts})
+			out = append(out, Entry{Manifest: lp.manifest.In(l.locale), Source: lp.source, Counts: lp.counts})
 			continue
 		}
-		out = append(out, Entry{Manifest: e.packet.Manifest, Source: e.packet.Source, Counts: e.packet.Counts()})
+		out = append(out, Entry{Manifest: e.packet.Manifest.In(l.locale), Source: e.packet.Source, Counts: e.packet.Counts()})
 	}
 	return out
 }
