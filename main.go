@@ -56,6 +56,12 @@ func userLocale(cmd *cobra.Command) string {
 	return locale.Resolve(flag, os.Getenv)
 }
 
+// localized is lib as the command's user reads it (userLocale): each packet file from its locale
+// twin, English where it has none (katas.Library.Localized); lib itself in English.
+func localized(cmd *cobra.Command, lib *katas.Library) *katas.Library {
+	return lib.Localized(userLocale(cmd))
+}
+
 // loadLibrary loads the embedded packets, then the folders listed in $KATA_PATH (separated by
 // os.PathListSeparator; as in PATH, an earlier folder wins over a later one), then each
 // --packets folder in the order given. A packet overrides an embedded or earlier one with the
@@ -147,7 +153,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(lib, ui.Options{Skipped: warningLines(warnings.String())}, theme)
+			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String())}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
@@ -243,7 +249,7 @@ func newShowCmd() *cobra.Command {
 				grader.WriteRules(cmd.OutOrStdout(), p)
 				return nil
 			}
-			l, err := lib.LoadLayer(args[0], layer)
+			l, err := localized(cmd, lib).LoadLayer(args[0], layer)
 			if err != nil {
 				return err
 			}
@@ -271,7 +277,9 @@ func newInitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, ok := lib.Get(args[0])
+			// TASK.md in the user's language; init's own --lang names the template's
+			// programming language, so the user's comes from the environment alone.
+			p, ok := lib.Localized(locale.Resolve("", os.Getenv)).Get(args[0])
 			if !ok {
 				return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
 			}

@@ -363,6 +363,7 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
+		r.box.builtWith(kc.Build)
 	}
 	if r.grades("client") && kc.Client != nil {
 		return checkClientCommand(dir, kc.Client, kc.raw)
@@ -371,7 +372,8 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 }
 
 // buildDeadline bounds the build (docs/grading.md#deadlines); freshCacheDeadline replaces it
-// when kata's Go build cache is new, since a first Go build compiles the standard library.
+// until a Go build has finished in kata's Go build cache (goCacheStamp), since a first Go
+// build compiles the standard library.
 const (
 	buildDeadline      = runDeadline
 	freshCacheDeadline = 5 * time.Minute
@@ -396,12 +398,23 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 		return submissionErr("kata.json", 0, "build `%s` was stopped: grading was interrupted", commandLine(c))
 	case <-timer.C:
 		p.kill(0)
-		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed\n%s", commandLine(c), limit, out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed%s", commandLine(c), limit, outputTail(out))
 	}
 	if !p.cmd.ProcessState.Success() {
-		return submissionErr("kata.json", 0, "build `%s` failed: it %s\n%s", commandLine(c), p.describeExit(), out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` failed: it %s%s", commandLine(c), p.describeExit(), outputTail(out))
 	}
 	return nil
+}
+
+// outputTail is the last 4 KiB of a build's output on lines of their own after the message,
+// without trailing blank lines; "" when the build wrote nothing, so the message ends on its
+// own line (a CSV cell or a summary row carries no empty line).
+func outputTail(out *tailBuffer) string {
+	tail := strings.TrimRight(out.since(0, 4096), " \t\r\n")
+	if tail == "" {
+		return ""
+	}
+	return "\n" + tail
 }
 
 // commandLine is c as one line: the command and its arguments.

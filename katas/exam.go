@@ -24,6 +24,10 @@ type Item struct {
 	Choose int
 	// Line is the heading's line in exam.md.
 	Line int
+	// English is, for an item read from a locale twin of exam.md (Library.Localized), the
+	// English item it translates; nil in English. Its card (srs.ItemCardID) is the English
+	// item's, so a card and its reviews are the same in every locale.
+	English *Item
 }
 
 // Option is one answer choice with its rationale. ID is stable across shuffles ("a", "b", …

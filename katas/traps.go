@@ -18,6 +18,16 @@ type TrapTable struct {
 type Trap struct {
 	Trap, WhyItFails, Correct string
 	Line                      int
+	// English is, for a row read from a locale twin of traps.md (Library.Localized), the
+	// English row it translates; nil in English. Its card (srs.TrapCardID) is the English
+	// row's, so a card and its reviews are the same in every locale.
+	English *TrapOrigin
+}
+
+// TrapOrigin is the English row a translated trap row stands for, and its table's title.
+type TrapOrigin struct {
+	Table string
+	Row   Trap
 }
 
 // trapColumns are the header cells a trap table must have, compared case-insensitively.

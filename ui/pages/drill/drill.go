@@ -17,19 +17,29 @@ func New(c common.Common, p *katas.Packet) *deck.Model {
 	return deck.New(c, deck.Options{Title: "Trap drill", Noun: "Trap", Empty: "This packet has no trap table with two rows or more.", Requeue: true}, Cards(p, c.Seed()))
 }
 
-// Cards lists a packet's trap rows as drill cards.
+// Cards lists a packet's trap rows as drill cards. Rows read in English although the packet was
+// asked in another locale (katas.Packet.InEnglish) say so in each card's head.
 func Cards(p *katas.Packet, seed int64) []deck.Card {
 	var cs []deck.Card
 	for _, q := range exam.Drill(p, seed) {
-		cs = append(cs, Card(q))
+		c := Card(q)
+		if p.InEnglish("traps.md") {
+			c.Head += " · " + common.InEnglish(p.Locale)
+		}
+		cs = append(cs, c)
 	}
 	return cs
 }
 
-// Card makes the card of a drill question.
+// Card makes the card of a drill question. Its item id is the row's line in the English
+// traps.md, in every locale (katas.Trap.English).
 func Card(q exam.DrillQuestion) deck.Card {
+	line := q.Row.Line
+	if o := q.Row.English; o != nil {
+		line = o.Row.Line
+	}
 	return deck.Card{
-		Kata: q.Kata, ItemID: fmt.Sprintf("traps.md:%d", q.Row.Line), CardID: q.CardID,
+		Kata: q.Kata, ItemID: fmt.Sprintf("traps.md:%d", line), CardID: q.CardID,
 		Head:  "trap table: " + q.Table,
 		Title: "Which pattern avoids this trap?", Trap: common.Inline(q.Row.Trap), Why: common.Inline(q.Row.WhyItFails),
 		Opts: question.DrillChoices(q), Choose: 1,

@@ -15,7 +15,9 @@ func New(c common.Common, p *katas.Packet) *deck.Model {
 	return deck.New(c, deck.Options{Title: "Quiz", Noun: "Question", Empty: "This packet has no exam items."}, Cards(p, c.Seed()))
 }
 
-// Cards lists a packet's items in written order as cards, options shuffled by seed.
+// Cards lists a packet's items in written order as cards, options shuffled by seed. Items read
+// in English although the packet was asked in another locale (katas.Packet.InEnglish) say so in
+// each card's head.
 func Cards(p *katas.Packet, seed int64) []deck.Card {
 	refs := make([]string, len(p.Items))
 	for i, it := range p.Items {
@@ -25,6 +27,9 @@ func Cards(p *katas.Packet, seed int64) []deck.Card {
 	cs := make([]deck.Card, len(qs))
 	for i, q := range qs {
 		cs[i] = Card(q)
+		if p.InEnglish("exam.md") {
+			cs[i].Head += " · " + common.InEnglish(p.Locale)
+		}
 	}
 	return cs
 }

@@ -140,6 +140,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	st := m.c.Styles
 	title := st.Title.Render("Traps") + " " + st.Subtle.Render("— "+m.p.Title)
+	if m.p.InEnglish("traps.md") {
+		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+	}
 	if pc := m.vp.Percent(); pc != "" {
 		title += "  " + st.Subtle.Render(pc)
 	}
