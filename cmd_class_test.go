@@ -49,18 +49,38 @@ func classOf(t *testing.T, learners map[string]string) string {
 // (docs/grading.md#not-isolated).
 func killProcessesUnder(t *testing.T, dir string) int {
 	t.Helper()
-	n := 0
+	pids := processesUnder(dir)
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return len(pids)
+}
+
+// survivorsUnder waits, up to ten seconds, for the processes whose working directory is dir or
+// inside it to end (a sandbox's processes die with it, but not at the instant kata exits), then
+// kills those still running and returns how many they were.
+func survivorsUnder(t *testing.T, dir string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && len(processesUnder(dir)) > 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return killProcessesUnder(t, dir)
+}
+
+// processesUnder lists the pids whose working directory is dir or inside it, zombies aside.
+func processesUnder(dir string) []int {
+	var pids []int
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
 		cwd, err := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
 		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
 			if pid, err := strconv.Atoi(p.Name()); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-				n++
+				pids = append(pids, pid)
 			}
 		}
 	}
-	return n
+	return pids
 }
 
 // TestClassGradeResumesAfterSIGKILL: `kata class grade` as an instructor runs it, in a real
@@ -159,7 +179,7 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Learners) != 5 || rep.Rules[0].Rule != "field-type" {
 		t.Errorf("class.json: %v, %d learners", err, len(rep.Learners))
 	}
-	if left := killProcessesUnder(t, dir); left > 0 {
+	if left := survivorsUnder(t, dir); left > 0 {
 		t.Errorf("%d learner processes outlived the second batch", left)
 	}
 

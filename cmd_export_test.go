@@ -186,7 +186,7 @@ func TestExportGradescope(t *testing.T) {
 					t.Errorf("the broken reference fails %v (want %v), %v of %v", failed, c.wantFail, res.Score, max)
 				}
 			}
-			if left := killProcessesUnder(t, root); left > 0 {
+			if left := survivorsUnder(t, root); left > 0 {
 				t.Errorf("%d processes outlived run_autograder", left)
 			}
 		})
