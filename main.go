@@ -147,7 +147,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(lib, ui.Options{Skipped: warningLines(warnings.String())}, theme)
+			return runTUIWith(lib, ui.Options{Skipped: warningLines(warnings.String()), Locale: userLocale(cmd)}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")

@@ -87,6 +87,9 @@ type Options struct {
 	// none for the kata (l on the catalog or the task screen, remembered in the Store); empty
 	// means "python" when the packet has it, else the packet's first language.
 	Language string
+	// Locale is the language the interface's text is in, a code of locale.Supported ("es",
+	// "ru"); empty means English. Run's callers resolve it with locale.Resolve.
+	Locale string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	// A failing store shows a one-line warning and never stops the interface.
 	Store Store
@@ -190,7 +193,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Workshop: opts.Workshop})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop})
 	if opts.Workshop != nil {
 		cc.SetWorkshop(opts.Workshop.Status()) // locks hold from the first frame
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
@@ -30,7 +31,9 @@ type Common struct {
 	Store Store
 	// Workshop is the link to an instructor's workshop; nil means none (self-study only).
 	Workshop Workshop
-	sh       *shared
+	// Loc gives the interface's text in the user's language; nil means English.
+	Loc *i18n.Localizer
+	sh  *shared
 }
 
 // shared is the part of Common every copy shares by pointer.
@@ -62,11 +65,15 @@ type Config struct {
 	Language string
 	// Workshop is the link to an instructor's workshop (nil: none).
 	Workshop Workshop
+	// Locale is the language of the interface's text, a code of locale.Supported; empty means
+	// English.
+	Locale string
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, Workshop: cfg.Workshop, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c := Common{Lib: lib, Store: cfg.Store, Workshop: cfg.Workshop, Loc: i18n.New(cfg.Locale), sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c.Keys = keymap.New(c.Loc)
 	if c.sh.now == nil {
 		c.sh.now = time.Now
 	}
