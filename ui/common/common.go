@@ -226,3 +226,10 @@ func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // Show returns the command that asks for screen s of the open packet.
 func Show(s Screen) tea.Cmd { return Send(ShowMsg{s}) }
+
+// T is message id's text in the interface's language (i18n.Localizer.T): kv are the template
+// fields as name, value pairs.
+func (c Common) T(id string, kv ...any) string { return c.Loc.T(id, kv...) }
+
+// N is message id's text in the plural form of count (i18n.Localizer.N).
+func (c Common) N(id string, count int, kv ...any) string { return c.Loc.N(id, count, kv...) }

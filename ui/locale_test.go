@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kata-mcp/kata/katas/progress"
+)
+
+// TestGoldenLocales pins, in Spanish and Russian, the catalog, a layer page, a quiz item
+// answered, a trap table and the task screen at 60×20, 80×24 and 120×40. The packet stays in
+// English (the mini-kata has no locale twins); the interface's text is translated.
+func TestGoldenLocales(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	for _, lang := range []string{"es", "ru"} {
+		for _, size := range sizes {
+			w, h := size[0], size[1]
+			sz := fmt.Sprintf("-%s-%dx%d", lang, w, h)
+			st := newMemStore()
+			st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "pass", Passed: 9}}
+			opts := Options{Store: st, Locale: lang, Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
+			d := newDriver(t, opts, w, h)
+			shot := func(name string) {
+				t.Helper()
+				frame := d.view()
+				for i, l := range strings.Split(frame, "\n") {
+					if ansi.StringWidth(l) > w {
+						t.Errorf("%s%s: line %d is %d columns wide, more than %d: %q", name, sz, i+1, ansi.StringWidth(l), w, l)
+					}
+				}
+				goldenText(t, frame, name+sz)
+			}
+			shot("catalog")
+			d.press("enter")
+			shot("knowledge")
+			d.press("x", "a", "enter")
+			shot("exam-answered")
+			d.press("esc", "t")
+			shot("traps")
+			d.press("esc", "w")
+			shot("task")
+			d.press("?")
+			shot("help-task")
+		}
+	}
+}
