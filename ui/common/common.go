@@ -233,3 +233,30 @@ func (c Common) T(id string, kv ...any) string { return c.Loc.T(id, kv...) }
 
 // N is message id's text in the plural form of count (i18n.Localizer.N).
 func (c Common) N(id string, count int, kv ...any) string { return c.Loc.N(id, count, kv...) }
+
+// LayerName is a packet layer's name (katas.LayerNames) as the interface shows it, in its
+// language; a name it does not know stays as it is.
+func (c Common) LayerName(layer string) string {
+	switch layer {
+	case "knowledge":
+		return c.T("layer.knowledge")
+	case "prompts":
+		return c.T("layer.prompts")
+	case "examples":
+		return c.T("layer.examples")
+	case "agents":
+		return c.T("layer.agents")
+	case "templates":
+		return c.T("layer.templates")
+	}
+	return layer
+}
+
+// LayerNames is LayerName of each of layers.
+func (c Common) LayerNames(layers []string) []string {
+	out := make([]string, len(layers))
+	for i, l := range layers {
+		out[i] = c.LayerName(l)
+	}
+	return out
+}
