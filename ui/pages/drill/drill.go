@@ -5,6 +5,7 @@ package drill
 import (
 	"fmt"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/ui/common"
@@ -14,24 +15,24 @@ import (
 
 // New returns the trap drill of packet p, drawn by c's seed.
 func New(c common.Common, p *katas.Packet) *deck.Model {
-	return deck.New(c, deck.Options{Title: "Trap drill", Noun: "Trap", Empty: "This packet has no trap table with two rows or more.", Requeue: true}, Cards(p, c.Seed()))
+	return deck.New(c, deck.Options{Title: c.T("drill.title"), Noun: c.T("drill.noun"), Empty: c.T("drill.empty"), Requeue: true}, Cards(p, c.Seed(), c.Loc))
 }
 
-// Cards lists a packet's trap rows as drill cards.
-func Cards(p *katas.Packet, seed int64) []deck.Card {
+// Cards lists a packet's trap rows as drill cards, worded in loc's language.
+func Cards(p *katas.Packet, seed int64, loc *i18n.Localizer) []deck.Card {
 	var cs []deck.Card
 	for _, q := range exam.Drill(p, seed) {
-		cs = append(cs, Card(q))
+		cs = append(cs, Card(q, loc))
 	}
 	return cs
 }
 
-// Card makes the card of a drill question.
-func Card(q exam.DrillQuestion) deck.Card {
+// Card makes the card of a drill question, worded in loc's language.
+func Card(q exam.DrillQuestion, loc *i18n.Localizer) deck.Card {
 	return deck.Card{
 		Kata: q.Kata, ItemID: fmt.Sprintf("traps.md:%d", q.Row.Line), CardID: q.CardID,
-		Head:  "trap table: " + q.Table,
-		Title: "Which pattern avoids this trap?", Trap: common.Inline(q.Row.Trap), Why: common.Inline(q.Row.WhyItFails),
-		Opts: question.DrillChoices(q), Choose: 1,
+		Head:  loc.T("drill.head", "Table", q.Table),
+		Title: loc.T("drill.question"), Trap: common.Inline(q.Row.Trap), Why: common.Inline(q.Row.WhyItFails),
+		Opts: question.DrillChoices(q, loc), Choose: 1,
 	}
 }

@@ -263,11 +263,11 @@ func (m *Model) content() (string, int) {
 		case len(chosen) == 0:
 			add(st.Subtle.Render("  You did not answer — the key is " + question.KeyLetters(opts)))
 		default:
-			add(question.Verdict(st, opts, question.Exactly(opts, chosen)))
+			add(question.Verdict(st, m.c.Loc, opts, question.Exactly(opts, chosen)))
 		}
 		verdict := len(lines) - 1
 		add("")
-		lines = append(lines, question.Reveal(st, w, opts, chosen)...)
+		lines = append(lines, question.Reveal(st, m.c.Loc, w, opts, chosen)...)
 		add("")
 		add(st.Label.Render("  How the class answered"))
 		counts := m.quiz.Distribution[it.ID]
@@ -279,10 +279,10 @@ func (m *Model) content() (string, int) {
 	add(m.stem.ViewTop(doc, it.Stem, w))
 	add("")
 	if it.Choose > 1 {
-		add(question.ChooseHint(st, m.c.Keys, it.Choose, m.a.Marked()))
+		add(question.ChooseHint(st, m.c.Keys, m.c.Loc, it.Choose, m.a.Marked()))
 		add("")
 	}
-	optLines, cursor := m.a.Lines(st, w, true)
+	optLines, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, optLines...)
 	add("")

@@ -76,7 +76,7 @@ func (m *Model) itemContent() (string, int) {
 		add(st.Accent.Render(common.WrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, m.a.Marked()), w)))
 		add("")
 	}
-	opts, cursor := m.a.Lines(st, w, true)
+	opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")

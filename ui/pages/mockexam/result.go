@@ -76,10 +76,10 @@ func (m *Model) reviewContent() string {
 	case len(chosen) == 0:
 		add(st.Fail.Render("  ✗ not answered") + " — the key is " + question.KeyLetters(opts))
 	default:
-		add(question.Verdict(st, opts, exam.Correct(q.Item, chosen)))
+		add(question.Verdict(st, m.c.Loc, opts, exam.Correct(q.Item, chosen)))
 	}
 	add("")
-	lines = append(lines, question.Reveal(st, w, opts, chosen)...)
+	lines = append(lines, question.Reveal(st, m.c.Loc, w, opts, chosen)...)
 	add("")
 	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.MockExam.Next, "other items") + " · " + keymap.Says(m.c.Keys.Back, "back to the score")))
 	return strings.Join(lines, "\n")
