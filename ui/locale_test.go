@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -44,6 +46,26 @@ func TestGoldenLocales(t *testing.T) {
 			shot("task")
 			d.press("?")
 			shot("help-task")
+		}
+	}
+}
+
+// TestGoldenLocalesTaskGraded pins the graded task screen (summary, first failure, steps) and
+// a step open beside its tests, in Spanish and Russian.
+func TestGoldenLocalesTaskGraded(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	grade := func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report { return stubReport() }
+	for _, lang := range []string{"es", "ru"} {
+		for _, size := range sizes {
+			w, h := size[0], size[1]
+			sz := fmt.Sprintf("-%s-%dx%d", lang, w, h)
+			root := t.TempDir()
+			d := newDriver(t, Options{Grade: grade, Locale: lang, Workspace: func(id string) string { return root + "/" + id }}, w, h)
+			d.press("enter", "w", "i", "g")
+			masked := func() string { return strings.ReplaceAll(d.view(), root, "/home/learner/ws") }
+			goldenText(t, masked(), "task-graded"+sz)
+			d.press("enter")
+			goldenText(t, masked(), "task-step"+sz)
 		}
 	}
 }
