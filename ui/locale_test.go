@@ -12,8 +12,10 @@ import (
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
-// TestGoldenLocales pins, in Spanish and Russian, the catalog, a layer page, a quiz item
-// answered, a trap table and the task screen at 60×20, 80×24 and 120×40. The packet stays in
+// TestGoldenLocales pins, in Spanish and Russian, the screens TestGoldenScreens pins (the
+// catalog, a layer page, a quiz item answered, a trap table, the task screen and its help, a
+// drill card, a review card, the mock exam's item, jump list, confirmation, result and review,
+// the catalog's help) at 60×20, 80×24 and 120×40, no line wider than the terminal. The packet stays in
 // English (the mini-kata has no locale twins); the interface's text is translated.
 func TestGoldenLocales(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
@@ -46,6 +48,26 @@ func TestGoldenLocales(t *testing.T) {
 			shot("task")
 			d.press("?")
 			shot("help-task")
+			d.press("esc", "esc", "d")
+			d.pick(false)
+			shot("drill-answered")
+			d.press("esc", "esc", "r")
+			shot("review")
+			d.press("esc", "x")
+			shot("mock-question")
+			d.answer(true)
+			d.press("f", "n")
+			d.answer(false)
+			d.press("o")
+			shot("mock-jump")
+			d.press("esc", "s")
+			shot("mock-confirm")
+			d.press("y")
+			shot("mock-result")
+			d.press("r")
+			shot("mock-review")
+			d.press("esc", "esc", "?")
+			shot("help-catalog")
 		}
 	}
 }
