@@ -260,3 +260,30 @@ func (c Common) LayerNames(layers []string) []string {
 	}
 	return out
 }
+
+// ScreenName names screen s for the help overlay in the interface's language.
+func (c Common) ScreenName(s Screen) string {
+	switch s {
+	case CatalogScreen:
+		return c.T("screen.catalog")
+	case KataScreen:
+		return c.T("screen.kata")
+	case QuizScreen:
+		return c.T("screen.quiz")
+	case TrapsScreen:
+		return c.T("screen.traps")
+	case TaskScreen:
+		return c.T("screen.task")
+	case DrillScreen:
+		return c.T("screen.drill")
+	case MockExamScreen:
+		return c.T("screen.mock")
+	case ReviewScreen:
+		return c.T("screen.review")
+	case JoinScreen:
+		return c.T("screen.join")
+	case LiveQuizScreen:
+		return c.T("screen.live")
+	}
+	return s.String()
+}
