@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/workshop"
@@ -103,7 +104,7 @@ func newServeCmd() *cobra.Command {
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light"})
+				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: i18n.New(userLocale(cmd))})
 			}()
 			select {
 			case err = <-errc:

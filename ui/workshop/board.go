@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	kw "github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/board"
 	"github.com/kata-mcp/kata/ui/common"
@@ -41,6 +42,8 @@ type Options struct {
 	JoinLine, BoardURL string
 	// NoColor drops colours; Light picks styles for a light background.
 	NoColor, Light bool
+	// Loc words the board's counts in the instructor's language (nil: English).
+	Loc *i18n.Localizer
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Coalesce is how long the board waits after a change before drawing again, so a busy
@@ -249,7 +252,7 @@ func (m Model) render() string {
 	w := m.width
 	var top []string
 	add := func(lines *[]string, s string) { *lines = append(*lines, strings.Split(s, "\n")...) }
-	head := st.Title.Render("kata serve — workshop "+m.view.Code) + st.Subtle.Render(" · "+common.Count(m.view.Summary.Learners, "learner", "learners"))
+	head := st.Title.Render("kata serve — workshop "+m.view.Code) + st.Subtle.Render(" · "+m.opts.Loc.N("count.learner", m.view.Summary.Learners))
 	if m.view.Closed {
 		head += st.Fail.Render(" · closed")
 	}
@@ -353,7 +356,7 @@ func (m Model) quizLines() []string {
 				key += o.ID
 			}
 		}
-		line := fmt.Sprintf("      %s · %s: %s", it.ID, common.Count(it.Answered, "answer", "answers"), strings.Join(parts, " · "))
+		line := fmt.Sprintf("      %s · %s: %s", it.ID, m.opts.Loc.N("count.answer", it.Answered), strings.Join(parts, " · "))
 		if key != "" {
 			line += st.Pass.Render(" · key " + key)
 		}
