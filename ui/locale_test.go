@@ -48,6 +48,15 @@ func TestGoldenLocales(t *testing.T) {
 			shot("task")
 			d.press("?")
 			shot("help-task")
+			// The help note is a long paragraph: wrapped by display width, Cyrillic fills the
+			// line, where wrapping by bytes (two a letter) would stop near half of it.
+			widest := 0
+			for _, l := range strings.Split(d.view(), "\n") {
+				widest = max(widest, ansi.StringWidth(l))
+			}
+			if widest < w*3/4 {
+				t.Errorf("help-task%s: the widest line is %d columns of %d: the text wraps too early", sz, widest, w)
+			}
 			d.press("esc", "esc", "d")
 			d.pick(false)
 			shot("drill-answered")
