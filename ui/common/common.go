@@ -12,6 +12,7 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
@@ -259,6 +260,23 @@ func (c Common) LayerNames(layers []string) []string {
 		out[i] = c.LayerName(l)
 	}
 	return out
+}
+
+// ConnName is a workshop connection state as the interface shows it.
+func (c Common) ConnName(conn learner.Conn) string {
+	switch conn {
+	case learner.Connecting:
+		return c.T("conn.connecting")
+	case learner.Live:
+		return c.T("conn.live")
+	case learner.Offline:
+		return c.T("conn.offline")
+	case learner.Refused:
+		return c.T("conn.refused")
+	case learner.Closed:
+		return c.T("conn.closed")
+	}
+	return string(conn)
 }
 
 // ScreenName names screen s for the help overlay in the interface's language.

@@ -53,7 +53,7 @@ func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
 	ps := m.all
-	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
+	return m.c.Read(m.c.T("store.reading_progress"), func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
 			sum, err := s.Summary(p.ID, now)
@@ -298,7 +298,7 @@ func (m *Model) View() string {
 	}
 	if ws := m.c.WorkshopStatus(); ws.Conn != "" {
 		// In a workshop the connection state shows in one word, first so it is never cut.
-		sub = m.c.T("catalog.workshop", "Code", ws.Code, "Conn", string(ws.Conn)) + " · " + sub
+		sub = m.c.T("catalog.workshop", "Code", ws.Code, "Conn", m.c.ConnName(ws.Conn)) + " · " + sub
 	}
 	head := []string{st.Title.Render(m.c.T("catalog.title")), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
 	if len(m.skipped) > 0 {

@@ -192,7 +192,7 @@ func (m *Model) View() string {
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 	ws := m.c.WorkshopStatus()
 	if ws.Conn != learner.NotJoined {
-		add(common.WrapHanging("  ", m.c.T("join.in_workshop", "Code", ws.Code, "Name", ws.Name, "Conn", string(ws.Conn)), w))
+		add(common.WrapHanging("  ", m.c.T("join.in_workshop", "Code", ws.Code, "Name", ws.Name, "Conn", m.c.ConnName(ws.Conn)), w))
 		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("join.address_katas", "URL", ws.URL, "Katas", strings.Join(ws.Katas, ", ")), w)))
 		if ws.Queued > 0 {
 			add(common.WrapHanging("  ", m.c.N("join.queued", ws.Queued), w))

@@ -101,7 +101,7 @@ func (m *Model) save(ref string) tea.Cmd {
 	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.Now(), m.gen
 	m.changed[ref] = at
 	m.pending++
-	return m.c.Write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s common.Store) error {
+	return m.c.Write(fmt.Sprintf("exam:%d:%s", id, ref), m.saveOp(), func(s common.Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
 	}, func() tea.Msg { return examSavedMsg{gen: gen} })
 }

@@ -37,9 +37,6 @@ const DefaultItems = 10
 // for 60 items.
 const PerItemTime = 2 * time.Minute
 
-// saveOp names the exam answer save in store warnings.
-const saveOp = "saving the mock exam answer"
-
 // stage is where the mock exam is.
 type stage int
 
@@ -288,7 +285,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.failed = false
 		}
 	case common.StoreErrMsg:
-		if msg.Op == saveOp && m.pending > 0 {
+		if msg.Op == m.saveOp() && m.pending > 0 {
 			m.pending--
 			m.failed = true
 		}
@@ -438,3 +435,6 @@ func (m *Model) Chosen(ref string) []string { return m.chosen[ref] }
 
 // Attempt is the attempt on show: its items, katas, seed and times.
 func (m *Model) Attempt() progress.Attempt { return m.att }
+
+// saveOp names the exam answer save in store warnings, and tells its failures apart.
+func (m *Model) saveOp() string { return m.c.T("store.saving_exam_answer") }

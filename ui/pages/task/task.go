@@ -125,7 +125,7 @@ func (m *Model) language() string {
 // the kata; the root calls it when the screen is shown.
 func (m *Model) Open() tea.Cmd {
 	id := m.p.ID
-	read := m.c.Read("reading the language", func(s common.Store) (tea.Msg, error) {
+	read := m.c.Read(m.c.T("store.reading_language"), func(s common.Store) (tea.Msg, error) {
 		l, err := s.Language(id)
 		return common.LanguageMsg{Kata: id, Language: l}, err
 	})
@@ -446,5 +446,5 @@ func (m *Model) View() string {
 func (m *Model) recordGrade(rep *grader.Report) tea.Cmd {
 	g := rep.GradeRun(m.c.Now())
 	g.Kata, g.Workspace = m.p.ID, m.dir // the screen's own, even when the report could not say
-	return m.c.Write("", "recording the grade", func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
+	return m.c.Write("", m.c.T("store.recording_grade"), func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
 }
