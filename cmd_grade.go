@@ -107,13 +107,14 @@ func newGradeCmd() *cobra.Command {
 				return err
 			}
 			if watch {
-				fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				loc := i18n.New(userLocale(cmd))
+				fmt.Fprintf(errw, "\n%s\n", loc.T("cli.watching", "Dir", dir))
 				werr := grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
-					fmt.Fprintln(errw, "\n── a file changed · grading… ──")
+					fmt.Fprintf(errw, "\n── %s ──\n", loc.T("cli.file_changed"))
 					if r, err := gradeOnce(rep); err == nil {
 						rep = r
 					}
-					fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+					fmt.Fprintf(errw, "\n%s\n", loc.T("cli.watching", "Dir", dir))
 				})
 				if werr != nil && ctx.Err() == nil {
 					return werr
