@@ -187,8 +187,9 @@ func newLeaveCmd() *cobra.Command {
 					return err
 				}
 				out := cmd.OutOrStdout()
+				loc := i18n.New(userLocale(cmd))
 				if m == nil {
-					fmt.Fprintln(out, "You are in no workshop.")
+					fmt.Fprintln(out, loc.T("cli.no_workshop"))
 					return nil
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -198,9 +199,9 @@ func newLeaveCmd() *cobra.Command {
 					return err
 				}
 				if dropped > 0 {
-					fmt.Fprintf(out, "Left workshop %s; %s not sent were dropped.\n", m.Code, katas.Count(dropped, "event", "events"))
+					fmt.Fprintln(out, loc.N("cli.left_dropped", dropped, "Code", m.Code))
 				} else {
-					fmt.Fprintf(out, "Left workshop %s.\n", m.Code)
+					fmt.Fprintln(out, loc.T("cli.left", "Code", m.Code))
 				}
 				return nil
 			})
