@@ -61,6 +61,7 @@ func newExamCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			lib = localized(cmd, lib)
 			if items < 1 {
 				return fmt.Errorf("--items %d: want at least 1", items)
 			}

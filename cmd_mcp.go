@@ -45,7 +45,7 @@ func newMCPCmd() *cobra.Command {
 			rec := &gradeRecorder{errw: errw}
 			defer rec.close()
 			var mu sync.Mutex // grades of different workspaces finish concurrently
-			return assistant.Serve(ctx, lib, assistant.Options{
+			return assistant.Serve(ctx, localized(cmd, lib), assistant.Options{
 				Version: buildVersion(),
 				Logger:  slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})),
 				OnGrade: func(r *grader.Report) { mu.Lock(); defer mu.Unlock(); rec.record(r) },

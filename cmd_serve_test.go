@@ -328,7 +328,7 @@ func workshopInTmux(t *testing.T, bin string) {
 	s.wait("ana", "Locked: the prompts layer opens when your instructor says.")
 	s.keys("ana", "x")
 	s.wait("ana", "se-01")
-	s.keys("ana", "a")
+	s.keys("ana", "a", "Enter") // a letter marks, enter answers
 	s.wait("serve", "/1     —") // right or wrong (options are shuffled), the answer reached the board
 	s.keys("ana", "Escape")
 

@@ -57,6 +57,12 @@ func userLocale(cmd *cobra.Command) string {
 	return locale.Resolve(flag, os.Getenv)
 }
 
+// localized is lib as the command's user reads it (userLocale): each packet file from its locale
+// twin, English where it has none (katas.Library.Localized); lib itself in English.
+func localized(cmd *cobra.Command, lib *katas.Library) *katas.Library {
+	return lib.Localized(userLocale(cmd))
+}
+
 // loadLibrary loads the embedded packets, then the folders listed in $KATA_PATH (separated by
 // os.PathListSeparator; as in PATH, an earlier folder wins over a later one), then each
 // --packets folder in the order given. A packet overrides an embedded or earlier one with the
@@ -148,13 +154,13 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(lib, ui.Options{Skipped: warningLines(warnings.String()), Locale: userLocale(cmd)}, theme)
+			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String()), Locale: userLocale(cmd)}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one)")
+	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one). kata init and kata export take --lang as a workspace's programming language instead: there $KATA_LANG picks the reading language")
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
@@ -245,7 +251,7 @@ func newShowCmd() *cobra.Command {
 				grader.WriteRules(cmd.OutOrStdout(), p)
 				return nil
 			}
-			l, err := lib.LoadLayer(args[0], layer)
+			l, err := localized(cmd, lib).LoadLayer(args[0], layer)
 			if err != nil {
 				return err
 			}
@@ -273,7 +279,9 @@ func newInitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, ok := lib.Get(args[0])
+			// TASK.md in the user's language; init's own --lang names the template's
+			// programming language, so the user's comes from the environment alone.
+			p, ok := lib.Localized(locale.Resolve("", os.Getenv)).Get(args[0])
 			if !ok {
 				return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
 			}
@@ -290,7 +298,7 @@ func newInitCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&lang, "lang", "python", "language of the starter workspace")
+	cmd.Flags().StringVar(&lang, "lang", "python", "the starter workspace's programming language: python, node or go (here --lang is not the reading language: TASK.md is written in the one $KATA_LANG or $LANG names)")
 	return cmd
 }
 

@@ -1,7 +1,16 @@
 package main
 
-import "github.com/kata-mcp/kata/internal/testenv"
+import (
+	"os"
+
+	"github.com/kata-mcp/kata/internal/locale"
+	"github.com/kata-mcp/kata/internal/testenv"
+)
 
 // Go references built by these tests (kata validate --references, the end-to-end runs) use the
-// test's own Go build cache (testenv.UseGoBuildCache).
-func init() { testenv.UseGoBuildCache() }
+// test's own Go build cache (testenv.UseGoBuildCache). The tests read kata in English whatever
+// the machine's locale is, unless a test sets its own (locale.EnvLang first).
+func init() {
+	testenv.UseGoBuildCache()
+	os.Setenv(locale.EnvLang, locale.English)
+}

@@ -11,8 +11,10 @@ import (
 )
 
 // BenchmarkGradeCorrect reports the wall time of a full grade (build, start-up, every
-// fixture and scenario) of each language's correct reference, per kata, as ms/grade, and the
-// slowest fixture's own time as slowest-fixture-ms (its name is logged with -v):
+// fixture and scenario) of each language's correct reference, per kata, as ms/grade; the
+// slowest fixture's own time as slowest-fixture-ms (its name is logged with -v); the parts of
+// a grade (grader.Timings: prepare-ms, server-start-ms, server-phase-ms, client-phase-ms); and
+// ratio, ms/grade over (slowest fixture + start-up: prepare and server start):
 //
 //	go test ./grader -run '^$' -bench GradeCorrect -benchtime 5x
 func BenchmarkGradeCorrect(b *testing.B) {
@@ -32,6 +34,7 @@ func BenchmarkGradeCorrect(b *testing.B) {
 				var slowest time.Duration
 				slowestName := ""
 				var total time.Duration
+				var sum grader.Timings
 				for i := 0; i < b.N; i++ {
 					start := time.Now()
 					rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: int64(i + 1), SeedSet: true})
@@ -44,11 +47,100 @@ func BenchmarkGradeCorrect(b *testing.B) {
 							slowest, slowestName = t.Duration, t.ID
 						}
 					}
+					sum.Prepare += rep.Timings.Prepare
+					sum.ServerStart += rep.Timings.ServerStart
+					sum.ServerPhase += rep.Timings.ServerPhase
+					sum.ClientPhase += rep.Timings.ClientPhase
 				}
-				b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/grade")
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+				b.ReportMetric(ms(total), "ms/grade")
 				b.ReportMetric(float64(slowest.Milliseconds()), "slowest-fixture-ms")
+				b.ReportMetric(ms(sum.Prepare), "prepare-ms")
+				b.ReportMetric(ms(sum.ServerStart), "server-start-ms")
+				b.ReportMetric(ms(sum.ServerPhase), "server-phase-ms")
+				b.ReportMetric(ms(sum.ClientPhase), "client-phase-ms")
+				// The goal: a grade within 1.2 × (the slowest fixture + the server's start-up),
+				// where start-up is everything before the first server answers initialize: the
+				// build (a compiled language's start-up; cached here) and the launch.
+				floor := float64(slowest.Microseconds())/1000 + ms(sum.Prepare) + ms(sum.ServerStart)
+				b.ReportMetric(ms(total)/floor, "ratio")
 				b.Logf("slowest fixture: %s (%s)", slowestName, slowest.Round(time.Millisecond))
 			})
 		}
+	}
+}
+
+// BenchmarkWatchToVerdict reports, as ms/verdict, the time from saving a file of a watched
+// workspace (each language's correct reference of mcp-structured-errors) to the end of the
+// re-grade it sets off: the debounce (grader.DefaultDebounce) plus a full grade, which is what
+// `kata grade --watch` and the task screen take before they show the verdict:
+//
+//	go test ./grader -run '^$' -bench WatchToVerdict -benchtime 3x
+func BenchmarkWatchToVerdict(b *testing.B) {
+	lib := library(b)
+	p, ok := lib.Get("mcp-structured-errors")
+	if !ok {
+		b.Skip("no mcp-structured-errors packet")
+	}
+	for _, lang := range p.Languages {
+		ref := filepath.Join("..", "testdata", "references", p.ID, lang, "correct")
+		if _, err := os.Stat(ref); err != nil {
+			continue
+		}
+		b.Run(lang, func(b *testing.B) {
+			dir := workspace(b, lib, p.ID, lang, ref)
+			grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 1, SeedSet: true}) // warm the build cache
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			verdicts := make(chan *grader.Report)
+			watching := make(chan error, 1)
+			go func() {
+				watching <- grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
+					verdicts <- grader.Grade(ctx, lib, dir, grader.Options{Seed: 1, SeedSet: true})
+				})
+			}()
+			// A file of the workspace to save: the first one kata.json's server command names
+			// or, failing that, kata.json itself.
+			file := filepath.Join(dir, "kata.json")
+			for _, name := range []string{"server.py", "server.mjs", "main.go", "server.go"} {
+				if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+					file = filepath.Join(dir, name)
+					break
+				}
+			}
+			src, err := os.ReadFile(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The watcher adds its folders before it reads events; a first save, waited for with
+			// a deadline, shows it is ready.
+			ready := time.After(time.Minute)
+			for primed := false; !primed; {
+				os.WriteFile(file, src, 0o644)
+				select {
+				case <-verdicts:
+					primed = true
+				case err := <-watching:
+					b.Fatalf("the watcher stopped: %v", err)
+				case <-time.After(2 * time.Second):
+				case <-ready:
+					b.Fatal("the watcher never saw a save")
+				}
+			}
+			b.ResetTimer()
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				if err := os.WriteFile(file, src, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				rep := <-verdicts
+				total += time.Since(start)
+				if rep.Status != grader.StatusPass {
+					b.Fatalf("the correct reference did not pass: %s %s", rep.Status, rep.Message)
+				}
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/verdict")
+		})
 	}
 }

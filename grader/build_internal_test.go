@@ -38,6 +38,15 @@ func TestBuildTimeLimit(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(err.Error(), "oops") {
 			t.Errorf("isolation %s: a failing build says %v", box.iso.Kind, err)
 		}
+		// a build that wrote nothing leaves no empty line at the end of the message (a CSV cell)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "exec sleep 60"}}, 300*time.Millisecond)
+		if err == nil || !strings.HasSuffix(err.Error(), "was killed") {
+			t.Errorf("isolation %s: a silent build past its limit says %q; want it to end with \"was killed\"", box.iso.Kind, err)
+		}
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops; echo; exit 3"}}, time.Minute)
+		if err == nil || !strings.HasSuffix(err.Error(), "exited with code 3\noops") {
+			t.Errorf("isolation %s: a failing build says %q; want its output after the message, no trailing blank line", box.iso.Kind, err)
+		}
 		// the build runs in the workspace, and may write there
 		if err := runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "mkdir -p .kata/bin && echo built > .kata/bin/out"}}, time.Minute); err != nil {
 			t.Errorf("isolation %s: %v", box.iso.Kind, err)
@@ -127,5 +136,59 @@ func TestStaleSandboxFoldersAreRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(box.hostTemp); err == nil {
 		t.Error("close kept the run's own folder")
+	}
+}
+
+// TestGoCacheStampGrantsTheFirstBuildTime: kata's Go build cache counts as new — the build
+// gets freshCacheDeadline — until a go build has succeeded in it and stamped it, and again
+// when the stamp names another go command (a Go upgrade) or `go clean -cache` removed the
+// cache's subfolders; a cache that merely has files (builds killed halfway) is still new.
+func TestGoCacheStampGrantsTheFirstBuildTime(t *testing.T) {
+	if goToolchain() == "" {
+		t.Skip("no go command on PATH")
+	}
+	cache := t.TempDir()
+	t.Setenv(EnvGoCache, cache)
+	fresh := func() bool {
+		t.Helper()
+		box, err := newSandbox(t.TempDir(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer box.close()
+		return box.goCacheFresh
+	}
+	if !fresh() {
+		t.Fatal("an empty cache is not new")
+	}
+	os.MkdirAll(filepath.Join(cache, "0a"), 0o700)
+	os.WriteFile(filepath.Join(cache, "0a", "0a1b-a"), []byte("x"), 0o600)
+	if !fresh() {
+		t.Fatal("a cache that no go build finished in is not new")
+	}
+	box, err := newSandbox(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.builtWith(&Command{Command: "python3", Args: []string{"-m", "compileall"}})
+	if !fresh() {
+		t.Fatal("a build that is not a go build stamped the Go cache")
+	}
+	box.builtWith(&Command{Command: "go", Args: []string{"build", "./..."}})
+	box.close()
+	if fresh() {
+		t.Fatal("after a go build finished, the cache is still new")
+	}
+	if limit := freshCacheDeadline; limit <= buildDeadline {
+		t.Fatalf("freshCacheDeadline %s is no longer than buildDeadline %s", limit, buildDeadline)
+	}
+	os.WriteFile(filepath.Join(cache, goCacheStamp), []byte("/opt/go1.20/bin/go 1 1\n"), 0o600)
+	if !fresh() {
+		t.Fatal("a cache stamped by another go command is not new")
+	}
+	os.WriteFile(filepath.Join(cache, goCacheStamp), []byte(goToolchain()), 0o600)
+	os.RemoveAll(filepath.Join(cache, "0a"))
+	if !fresh() {
+		t.Fatal("a cache emptied by go clean -cache (the stamp left) is not new")
 	}
 }

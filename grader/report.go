@@ -42,6 +42,21 @@ type Report struct {
 	// Isolation is how learner processes were confined: "bwrap" or "none"
 	// (docs/grading.md#sandbox); empty when no learner process was to be started.
 	Isolation string `json:"isolation,omitempty"`
+	// Timings says where the run's wall time went, for benchmarks and -v; not in results.json.
+	Timings Timings `json:"-"`
+}
+
+// Timings are the wall times of a run's parts. The server and client phases run at the same
+// time, so a run lasts about Prepare + the longer of ServerPhase and ClientPhase.
+type Timings struct {
+	// Prepare reads the workspace, runs the build (kata.json "build") and starts the Orders API.
+	Prepare time.Duration
+	// ServerStart is the launch of the first server instance, up to its answer to initialize.
+	ServerStart time.Duration
+	// ServerPhase runs every server instance's handshake, tools/list and every fixture.
+	ServerPhase time.Duration
+	// ClientPhase runs every client scenario.
+	ClientPhase time.Duration
 }
 
 // TestResult is one graded test: a fixture, or a run-wide rule such as "stdout carries only

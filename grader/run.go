@@ -72,6 +72,8 @@ type run struct {
 	serverPhase, clientPhase phase
 	// box confines every learner process of the run (nil until prepare made it).
 	box *sandbox
+	// clientTime is the client phase's wall time, set by its goroutine before it is done.
+	clientTime time.Duration
 }
 
 // phase is a part of the run with a time budget of its own.
@@ -134,7 +136,9 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 			r.releasePort()
 		}
 	}()
-	if err := r.prepare(ctx, lib, dir); err != nil {
+	err := r.prepare(ctx, lib, dir)
+	r.rep.Timings.Prepare = time.Since(r.start)
+	if err != nil {
 		return r.errorReport(r.interruptedErr(err))
 	}
 	if r.api != nil {
@@ -155,13 +159,18 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		client.Add(1)
 		go func() {
 			defer client.Done()
+			start := time.Now()
 			r.runClientTests(clientCtx)
+			r.clientTime = time.Since(start)
 		}()
 	}
 	if r.grades("server") {
 		sctx, cancel := context.WithTimeout(ctx, serverBudget)
 		r.info("starting the server")
-		if err := r.runServerPhase(sctx); err != nil {
+		start := time.Now()
+		err := r.runServerPhase(sctx)
+		r.rep.Timings.ServerPhase = time.Since(start)
+		if err != nil {
 			cancel()
 			stopClient()
 			client.Wait()
@@ -170,6 +179,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		cancel()
 	}
 	client.Wait()
+	r.rep.Timings.ClientPhase = r.clientTime
 	r.sortTests()
 	rep := r.report()
 	if r.interrupted() {
@@ -353,6 +363,7 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
+		r.box.builtWith(kc.Build)
 	}
 	if r.grades("client") && kc.Client != nil {
 		return checkClientCommand(dir, kc.Client, kc.raw)
@@ -361,7 +372,8 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 }
 
 // buildDeadline bounds the build (docs/grading.md#deadlines); freshCacheDeadline replaces it
-// when kata's Go build cache is new, since a first Go build compiles the standard library.
+// until a Go build has finished in kata's Go build cache (goCacheStamp), since a first Go
+// build compiles the standard library.
 const (
 	buildDeadline      = runDeadline
 	freshCacheDeadline = 5 * time.Minute
@@ -386,12 +398,23 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 		return submissionErr("kata.json", 0, "build `%s` was stopped: grading was interrupted", commandLine(c))
 	case <-timer.C:
 		p.kill(0)
-		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed\n%s", commandLine(c), limit, out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed%s", commandLine(c), limit, outputTail(out))
 	}
 	if !p.cmd.ProcessState.Success() {
-		return submissionErr("kata.json", 0, "build `%s` failed: it %s\n%s", commandLine(c), p.describeExit(), out.since(0, 4096))
+		return submissionErr("kata.json", 0, "build `%s` failed: it %s%s", commandLine(c), p.describeExit(), outputTail(out))
 	}
 	return nil
+}
+
+// outputTail is the last 4 KiB of a build's output on lines of their own after the message,
+// without trailing blank lines; "" when the build wrote nothing, so the message ends on its
+// own line (a CSV cell or a summary row carries no empty line).
+func outputTail(out *tailBuffer) string {
+	tail := strings.TrimRight(out.since(0, 4096), " \t\r\n")
+	if tail == "" {
+		return ""
+	}
+	return "\n" + tail
 }
 
 // commandLine is c as one line: the command and its arguments.

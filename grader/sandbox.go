@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,8 +103,9 @@ type sandbox struct {
 	home, tmp string
 	// hostTemp is the run's temporary folder on the host (fallback only), removed by close.
 	hostTemp string
-	// goCache is GOCACHE, kata's own Go build cache; goCacheFresh is true when this run
-	// created it (a first Go build compiles the standard library: buildDeadline allows for it).
+	// goCache is GOCACHE, kata's own Go build cache; goCacheFresh is true until a Go build has
+	// finished in it (goCacheStamp): a first Go build compiles the standard library, which
+	// buildDeadline does not allow for.
 	goCache      string
 	goCacheFresh bool
 	// marker is the hard RLIMIT_MSGQUEUE given to this run's processes without isolation, so
@@ -133,6 +135,64 @@ func GoCacheDir() string {
 	return filepath.Join(base, "kata", "go-build")
 }
 
+// goCacheStamp is the file kata writes into its Go build cache once a Go build there has
+// succeeded; it names the go command on PATH that built it (goToolchain). A cache without it,
+// stamped by another go command, or emptied by `go clean -cache` (which removes the cache's
+// subfolders, not this file) may still lack the standard library: a first build, builds
+// killed halfway, a Go upgrade. Until the stamp is there, builds get freshCacheDeadline.
+const goCacheStamp = "kata-toolchain"
+
+// goToolchain identifies the go command a build on PATH runs: its resolved path, size and
+// modification time (an upgrade changes them), or "" when there is none.
+func goToolchain() string {
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d\n", path, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// goCacheWarm reports whether the Go build cache dir holds a finished build by today's go
+// command: the stamp names it, and the cache still has its subfolders.
+func goCacheWarm(dir string) bool {
+	want := goToolchain()
+	if got, err := os.ReadFile(filepath.Join(dir, goCacheStamp)); err != nil || want == "" || string(got) != want {
+		return false
+	}
+	entries, _ := os.ReadDir(dir)
+	return slices.ContainsFunc(entries, fs.DirEntry.IsDir)
+}
+
+// builtWith records that the build c succeeded in the sandbox: a go build stamps kata's Go
+// build cache (goCacheStamp), so later builds get the usual deadline. Errors are ignored: a
+// missing stamp only grants the next build the longer deadline.
+func (b *sandbox) builtWith(c *Command) {
+	if !b.goCacheFresh || filepath.Base(c.Command) != "go" {
+		return
+	}
+	id := goToolchain()
+	if id == "" {
+		return
+	}
+	tmp, err := os.CreateTemp(b.goCache, goCacheStamp+"-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(id)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(b.goCache, goCacheStamp)) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	b.goCacheFresh = false
+}
+
 // newSandbox prepares the sandbox of one run grading the workspace ws (absolute). noIsolation
 // forces the fallback.
 func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
@@ -141,9 +201,7 @@ func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
 		b.iso = Isolation{Kind: IsolationNone, Reason: "isolation was turned off for this run"}
 	}
 	b.goCache = GoCacheDir()
-	if entries, err := os.ReadDir(b.goCache); err != nil || len(entries) == 0 {
-		b.goCacheFresh = true
-	}
+	b.goCacheFresh = !goCacheWarm(b.goCache)
 	if err := os.MkdirAll(b.goCache, 0o700); err != nil {
 		return nil, fmt.Errorf("the Go build cache %s: %w", b.goCache, err)
 	}

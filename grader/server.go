@@ -138,7 +138,9 @@ func (r *run) runServerPhase(ctx context.Context) error {
 			}
 		}()
 	}
+	launched := time.Now()
 	conn, err := launchServer(ctx, r.spec, r.viol)
+	r.rep.Timings.ServerStart = time.Since(launched)
 	if err != nil {
 		started.Wait()
 		for _, j := range jobs {

@@ -14,8 +14,9 @@ import (
 )
 
 // DefaultDebounce is how long a workspace must stay quiet after a change before a re-grade:
-// editors save in bursts (write temp file, rename, chmod).
-const DefaultDebounce = 250 * time.Millisecond
+// editors save in bursts (write a temporary file, rename it, chmod) that last a few
+// milliseconds, so 100 ms waits out a save and leaves the rest of a second for the grade.
+const DefaultDebounce = 100 * time.Millisecond
 
 // skipDirs are folders whose changes never trigger a re-grade: build output, caches, VCS.
 var skipDirs = map[string]bool{".kata": true, "__pycache__": true, "node_modules": true, ".git": true}

@@ -72,7 +72,7 @@ func parseCoverage(file string, src []byte, ps *Problems) []CoverageRow {
 	tables := 0
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
 		if p, ok := c.(*ast.Paragraph); ok && strings.HasPrefix(plainText(p, src), "|") {
-			ps.add(file, lineOf(src, firstOffset(p)), "a table row outside the table (a blank line or text splits it from the table)")
+			ps.add(file, lineOf(src, FirstOffset(p)), "a table row outside the table (a blank line or text splits it from the table)")
 			continue
 		}
 		tbl, ok := c.(*extast.Table)
@@ -81,15 +81,15 @@ func parseCoverage(file string, src []byte, ps *Problems) []CoverageRow {
 		}
 		tables++
 		if tables > 1 {
-			ps.add(file, lineOf(src, firstOffset(tbl)), "coverage.md holds one table; this is a second one")
+			ps.add(file, lineOf(src, FirstOffset(tbl)), "coverage.md holds one table; this is a second one")
 			continue
 		}
 		for row := tbl.FirstChild(); row != nil; row = row.NextSibling() {
 			cells := cellTexts(row, src)
-			rl := lineOf(src, firstOffset(row))
+			rl := lineOf(src, FirstOffset(row))
 			if _, isHeader := row.(*extast.TableHeader); isHeader {
 				if !equalFold(cells, coverageColumns) {
-					ps.add(file, lineOf(src, firstOffset(tbl)), "the coverage table's columns must be Seed | Line | Fact | Covered by, found %s", strings.Join(cells, " | "))
+					ps.add(file, lineOf(src, FirstOffset(tbl)), "the coverage table's columns must be Seed | Line | Fact | Covered by, found %s", strings.Join(cells, " | "))
 					break
 				}
 				continue

@@ -24,6 +24,10 @@ type Item struct {
 	Choose int
 	// Line is the heading's line in exam.md.
 	Line int
+	// English is, for an item read from a locale twin of exam.md (Library.Localized), the
+	// English item it translates; nil in English. Its card (srs.ItemCardID) is the English
+	// item's, so a card and its reviews are the same in every locale.
+	English *Item
 }
 
 // Option is one answer choice with its rationale. ID is stable across shuffles ("a", "b", …
@@ -69,7 +73,7 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 	var items []Item
 	seen := map[string]int{}
 	for _, s := range secs {
-		line := lineOf(src, firstOffset(s.heading))
+		line := lineOf(src, FirstOffset(s.heading))
 		code, ok := s.heading.FirstChild().(*ast.CodeSpan)
 		if !ok {
 			ps.add(file, line, "an item heading must start with its id in backticks, e.g. ## `se-01` Title")
@@ -87,7 +91,7 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 		}
 		chooseOK := true
 		var list *ast.List
-		stemStart := lineEnd(src, firstOffset(s.heading))
+		stemStart := lineEnd(src, FirstOffset(s.heading))
 		var skip [][2]int // source ranges of the Scenario/Choose paragraphs, cut from the stem
 		trailing := false
 		for _, b := range s.blocks {
@@ -101,7 +105,7 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 				if v, ok := cutLabel(t, "Choose:"); ok {
 					n, err := strconv.Atoi(v)
 					if err != nil || n < 1 {
-						ps.add(file, lineOf(src, firstOffset(p)), "item %s: Choose: wants a whole number ≥ 1, found %q", it.ID, v)
+						ps.add(file, lineOf(src, FirstOffset(p)), "item %s: Choose: wants a whole number ≥ 1, found %q", it.ID, v)
 						chooseOK = false
 					} else {
 						it.Choose = n
@@ -115,7 +119,7 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 				continue
 			}
 			if list != nil && !trailing {
-				ps.add(file, lineOf(src, firstOffset(b)), "item %s: nothing may follow the options list", it.ID)
+				ps.add(file, lineOf(src, FirstOffset(b)), "item %s: nothing may follow the options list", it.ID)
 				trailing = true
 			}
 		}
@@ -160,7 +164,7 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 // recorded in ps; ok is false when the item has no usable option here.
 func parseOption(file string, src []byte, li ast.Node, index int, ps *Problems) (Option, bool) {
 	first := li.FirstChild()
-	line := lineOf(src, firstOffset(li))
+	line := lineOf(src, FirstOffset(li))
 	if first == nil {
 		ps.add(file, line, "empty option")
 		return Option{}, false

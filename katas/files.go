@@ -58,7 +58,7 @@ func checkTexts(fsys fs.FS, dir string, layers []string, ps *Problems) {
 		if _, err := layerFiles(fsys, dir, layer); err != nil {
 			continue // reported by CheckPacket
 		}
-		_, lps := readLayer(fsys, dir, layer)
+		_, _, lps := readLayer(fsys, dir, layer, "")
 		*ps = append(*ps, lps...)
 	}
 }
@@ -134,30 +134,28 @@ func plainFile(fsys fs.FS, name string) error {
 // readLayer reads the Markdown files of a layer folder with their assets expanded, and reports,
 // in file:line problems, a file that is a link, is not UTF-8 or breaks MarkdownBounds, an asset
 // that cannot be embedded, and a layer whose files joined come to more than MaxMarkdownBytes.
-func readLayer(fsys fs.FS, dir, layer string) ([]LayerFile, Problems) {
-	var ps Problems
+// With a locale (not ""), each file is read from its locale twin where that twin reads and
+// agrees with the English file (CheckTwin); the English names of the files read in English all
+// the same are fallback. A twin's problems are no layer's problems: its English file is shown.
+func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallback []string, ps Problems) {
 	names, err := layerFiles(fsys, dir, layer)
 	if err != nil {
 		ps.addErr(path.Join(dir, layer), err)
-		return nil, ps
+		return nil, nil, ps
 	}
-	var files []LayerFile
 	size := 0
 	for _, n := range names {
 		file := path.Join(dir, layer, n)
-		if err := plainFile(fsys, file); err != nil {
-			ps.add(file, 0, "%v", strings.TrimPrefix(err.Error(), file+": "))
+		b, ok := readLayerFile(fsys, file, &ps)
+		if !ok {
 			continue
 		}
-		b, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
-			continue
-		}
-		before := len(ps)
-		checkMarkdownText(file, b, &ps)
-		if len(ps) > before {
-			continue
+		if locale != "" {
+			if tw, twSrc, ok := readTwin(fsys, file, b, locale); ok {
+				file, b = tw, twSrc
+			} else {
+				fallback = append(fallback, n)
+			}
 		}
 		md, err := expandAssets(fsys, dir, file, b)
 		if err != nil {
@@ -173,5 +171,22 @@ func readLayer(fsys fs.FS, dir, layer string) ([]LayerFile, Problems) {
 	if size > MaxMarkdownBytes && len(ps) == 0 {
 		ps.add(path.Join(dir, layer), 0, "the layer's files come to %d KiB with their assets; a layer shows at most %d KiB (move some of it to another layer, or shorten it)", (size+1023)>>10, MaxMarkdownBytes>>10)
 	}
-	return files, ps
+	return files, fallback, ps
+}
+
+// readLayerFile reads one Markdown file of a packet, reporting a link, a file that cannot be
+// read, is not UTF-8 or breaks MarkdownBounds; ok is false when it reported one.
+func readLayerFile(fsys fs.FS, file string, ps *Problems) ([]byte, bool) {
+	if err := plainFile(fsys, file); err != nil {
+		ps.add(file, 0, "%v", strings.TrimPrefix(err.Error(), file+": "))
+		return nil, false
+	}
+	b, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
+		return nil, false
+	}
+	before := len(*ps)
+	checkMarkdownText(file, b, ps)
+	return b, len(*ps) == before
 }

@@ -16,13 +16,19 @@ import (
 type Layer struct {
 	Packet string
 	Name   string
+	// Locale is the language the layer was asked in ("" for English, see Library.Localized);
+	// Fallback lists the files (by their English names) read in English all the same: no
+	// locale twin, or one that disagrees with its English file (CheckTwin).
+	Locale   string
+	Fallback []string
 
 	mu       sync.Mutex
 	files    []LayerFile
 	released bool
 }
 
-// LayerFile is one Markdown file of a layer. Name is the file name, e.g. "01-mental-model.md".
+// LayerFile is one Markdown file of a layer. Name is the English file's name, e.g.
+// "01-mental-model.md", also when Markdown is its locale twin's.
 type LayerFile struct {
 	Name     string
 	Markdown string
@@ -67,7 +73,9 @@ func frontMatterAsCode(md string) string {
 
 // LoadLayer reads one layer of a packet and makes it the resident layer, releasing the layer
 // that was resident before (if it is a different one). Asking for the resident layer again
-// returns it without reading. Errors: unknown packet or layer, unreadable files, and, as
+// returns it without reading. In a localized view (Localized) each file is read from its
+// locale twin where it has one that agrees with it, and the layer lists the files read in
+// English (Fallback). Errors: unknown packet or layer, unreadable files, and, as
 // Problems naming file and line, a file that is a link, is not UTF-8, breaks MarkdownBounds or
 // embeds an asset it cannot, or a layer larger than MaxMarkdownBytes (docs/packets.md#limits).
 func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
@@ -75,41 +83,41 @@ func (l *Library) LoadLayer(packetID, layer string) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r := l.resident; r != nil && r.Packet == packetID && r.Name == layer {
+	l.res.mu.Lock()
+	defer l.res.mu.Unlock()
+	if r := l.res.resident; r != nil && r.Packet == packetID && r.Name == layer && r.Locale == l.locale {
 		return r, nil
 	}
-	files, ps := readLayer(p.fsys, p.Dir, layer)
+	files, fallback, ps := readLayer(p.fsys, p.Dir, layer, l.locale)
 	if len(ps) > 0 {
 		return nil, ps
 	}
-	nl := &Layer{Packet: packetID, Name: layer, files: files}
+	nl := &Layer{Packet: packetID, Name: layer, Locale: l.locale, Fallback: fallback, files: files}
 	l.releaseLocked()
-	l.resident = nl
+	l.res.resident = nl
 	return nl, nil
 }
 
 // Resident returns the resident layer, or nil when none is loaded.
 func (l *Library) Resident() *Layer {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.resident
+	l.res.mu.Lock()
+	defer l.res.mu.Unlock()
+	return l.res.resident
 }
 
 // ReleaseLayer drops the resident layer, if any.
 func (l *Library) ReleaseLayer() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.res.mu.Lock()
+	defer l.res.mu.Unlock()
 	l.releaseLocked()
 }
 
 func (l *Library) releaseLocked() {
-	if r := l.resident; r != nil {
+	if r := l.res.resident; r != nil {
 		r.mu.Lock()
 		r.files, r.released = nil, true
 		r.mu.Unlock()
-		l.resident = nil
+		l.res.resident = nil
 	}
 }
 
@@ -133,7 +141,8 @@ const layerSeparator = "\n\n---\n\n"
 // that join them, without reading the files or touching the resident layer (it only stats
 // them), so a listing of every layer stays cheap. It is what len(Layer.Markdown()) comes to for
 // a layer without embedded assets or front matter; a file that embeds an asset table, or starts
-// with front matter, reads somewhat longer once loaded. Errors: unknown packet or layer, a
+// with front matter, reads somewhat longer once loaded. In a localized view a file's locale twin
+// is measured where it has one. Errors: unknown packet or layer, a
 // layer folder or file that cannot be read.
 func (l *Library) LayerSize(packetID, layer string) (int64, error) {
 	p, err := l.packetLayer(packetID, layer)
@@ -146,9 +155,15 @@ func (l *Library) LayerSize(packetID, layer string) (int64, error) {
 	}
 	var n int64
 	for i, name := range names {
-		st, err := fs.Stat(p.fsys, path.Join(p.Dir, layer, name))
+		file := path.Join(p.Dir, layer, name)
+		st, err := fs.Stat(p.fsys, file)
+		if l.locale != "" {
+			if tw, terr := fs.Stat(p.fsys, TwinName(file, l.locale)); terr == nil {
+				st, err = tw, nil
+			}
+		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path.Join(p.Dir, layer, name), err)
+			return 0, fmt.Errorf("%s: %w", file, err)
 		}
 		if i > 0 {
 			n += int64(len(layerSeparator))

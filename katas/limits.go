@@ -117,7 +117,7 @@ func deepBlock(doc ast.Node, limit int) int {
 		if k := n.Kind(); k == ast.KindBlockquote || k == ast.KindList {
 			depth++
 			if depth > limit {
-				found = max(firstOffset(n), 0)
+				found = max(FirstOffset(n), 0)
 				return
 			}
 		}

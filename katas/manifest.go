@@ -41,6 +41,25 @@ type Manifest struct {
 	// ("2"), to the points the step is worth, shared evenly by the tests that grade it. A step
 	// left out is worth one point per test.
 	Points map[string]float64 `json:"points,omitempty"`
+	// Translations gives the catalog text in other languages (docs/packets.md, "Locale
+	// twins"): a two-letter locale ("es", "ru") to its title and summary. A locale left out
+	// shows the English text.
+	Translations map[string]CatalogText `json:"translations,omitempty"`
+}
+
+// CatalogText is a packet's title and summary in one language, as the catalog shows them.
+type CatalogText struct {
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+}
+
+// In returns the manifest as read in locale: its title and summary from Translations when it
+// has that locale, else unchanged (English).
+func (m Manifest) In(locale string) Manifest {
+	if t, ok := m.Translations[locale]; ok {
+		m.Title, m.Summary = t.Title, t.Summary
+	}
+	return m
 }
 
 // StepPoints returns the points the manifest gives task step n, and whether it gives any (a
@@ -277,6 +296,15 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 			ps.add(file, fieldLine(k), "points: key %q is not a task step number (write the step's number, such as \"2\", for \"## 2.\" of task.md)", k)
 		case v <= 0 || v > maxStepPoints:
 			ps.add(file, fieldLine(k), "points: step %s is worth %v points; a step is worth more than 0 and at most %d", k, v, maxStepPoints)
+		}
+	}
+	for _, loc := range slices.Sorted(maps.Keys(m.Translations)) {
+		t := m.Translations[loc]
+		switch {
+		case len(loc) != 2 || strings.ToLower(loc) != loc || loc == English:
+			ps.add(file, fieldLine(loc), "translations: key %q is not a two-letter locale other than English (such as \"es\")", loc)
+		case strings.TrimSpace(t.Title) == "" || strings.TrimSpace(t.Summary) == "":
+			ps.add(file, fieldLine(loc), "translations: %q needs both a title and a summary", loc)
 		}
 	}
 	if len(m.Points) > 0 && len(m.Graded) == 0 {

@@ -70,8 +70,9 @@ func blockText(n ast.Node, src []byte) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// firstOffset returns the byte offset of the first source segment at or below n, or -1.
-func firstOffset(n ast.Node) int {
+// FirstOffset returns the byte offset, in the source goldmark parsed, of the first source
+// segment at or below n (a text's segment, a block's first line), or -1 when n has none.
+func FirstOffset(n ast.Node) int {
 	if t, ok := n.(*ast.Text); ok {
 		return t.Segment.Start
 	}
@@ -79,7 +80,7 @@ func firstOffset(n ast.Node) int {
 		return n.Lines().At(0).Start
 	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if off := firstOffset(c); off >= 0 {
+		if off := FirstOffset(c); off >= 0 {
 			return off
 		}
 	}
@@ -112,7 +113,7 @@ func lineEnd(src []byte, off int) int {
 // nodeStart is the offset of the start of the source line where block n begins. A fenced code
 // block's Lines() start after the opening fence, so its start is the fence line.
 func nodeStart(n ast.Node, src []byte) int {
-	off := firstOffset(n)
+	off := FirstOffset(n)
 	if off < 0 {
 		return -1
 	}

@@ -36,6 +36,12 @@ type Packet struct {
 	// grades config.
 	ConfigRules *ConfigSet
 
+	// Locale is the language the packet is read in (Library.Localized): "" for English, else an
+	// ISO 639-1 code such as "es". Fallback lists the files of exam.md, traps.md and task.md read
+	// in English all the same (no locale twin, or one that disagrees with its English file).
+	Locale   string
+	Fallback []string
+
 	fsys fs.FS
 	// shims are the built-in shims the Library that loaded the packet has (nil: none).
 	shims *Shims
@@ -89,7 +95,14 @@ type Library struct {
 	// shims are the built-in protocol shims: those of the first file system added that has a
 	// ShimsFolder (the embedded packets'), given to every packet, external ones too.
 	shims *Shims
+	// locale is the language the library reads packets in (Localized): "" for English.
+	locale string
+	// res holds the resident layer, shared by the library and its localized views.
+	res *residency
+}
 
+// residency is the single resident layer of a library and of all its localized views.
+type residency struct {
 	mu       sync.Mutex
 	resident *Layer
 }
@@ -102,6 +115,11 @@ type entry struct {
 	packet *Packet
 	// lazy is the packet's state before it is parsed (nil once added parsed).
 	lazy *lazyPacket
+
+	// localized holds the packet as read in each locale asked for (Library.Localized), made on
+	// first use from the parsed packet.
+	locMu     sync.Mutex
+	localized map[string]*Packet
 }
 
 // lazyPacket is what is known of a packet the index vouches for, before it is parsed.
@@ -146,7 +164,7 @@ func (e *entry) parsed() *Packet {
 // Problems listing every problem of every packet, each a *ParseError naming file and line; a
 // packet with problems is skipped and the others are still loaded.
 func Discover(fsys fs.FS, source string) (*Library, error) {
-	l := &Library{}
+	l := &Library{res: &residency{}}
 	err := l.Add(fsys, source)
 	return l, err
 }
@@ -298,29 +316,31 @@ func (l *Library) put(e *entry) {
 }
 
 // Packets returns the packets sorted by id, parsing those not parsed yet (side by side); a
-// packet the index vouched for that fails to parse is left out (Problems says why).
+// packet the index vouched for that fails to parse is left out (Problems says why). In a
+// localized view (Localized) each is the packet as read in its locale.
 func (l *Library) Packets() []*Packet {
 	var wg sync.WaitGroup
 	for _, e := range l.entries {
-		if e.lazy != nil && !e.lazy.done.Load() {
-			wg.Go(func() { e.parsed() })
+		if e.lazy != nil && !e.lazy.done.Load() || l.locale != "" {
+			wg.Go(func() { l.packet(e) })
 		}
 	}
 	wg.Wait()
 	out := make([]*Packet, 0, len(l.entries))
 	for _, e := range l.entries {
-		if p := e.parsed(); p != nil {
+		if p := l.packet(e); p != nil {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// Get returns the packet with the given id, parsing it on first use.
+// Get returns the packet with the given id, parsing it on first use; in a localized view
+// (Localized), the packet as read in its locale.
 func (l *Library) Get(id string) (*Packet, bool) {
 	for _, e := range l.entries {
 		if e.id == id {
-			p := e.parsed()
+			p := l.packet(e)
 			return p, p != nil
 		}
 	}
@@ -347,15 +367,15 @@ type Entry struct {
 
 // Entries lists the packets sorted by id, as kata list and the app's catalog show them:
 // packets not parsed yet give their manifest and the counts their index gives, and are not
-// parsed.
+// parsed. In a localized view the title and summary are the locale's (Manifest.In).
 func (l *Library) Entries() []Entry {
 	out := make([]Entry, 0, len(l.entries))
 	for _, e := range l.entries {
 		if lp := e.lazy; lp != nil {
-			out = append(out, Entry{Manifest: lp.manifest, Source: lp.source, Counts: lp.counts})
+			out = append(out, Entry{Manifest: lp.manifest.In(l.locale), Source: lp.source, Counts: lp.counts})
 			continue
 		}
-		out = append(out, Entry{Manifest: e.packet.Manifest, Source: e.packet.Source, Counts: e.packet.Counts()})
+		out = append(out, Entry{Manifest: e.packet.Manifest.In(l.locale), Source: e.packet.Source, Counts: e.packet.Counts()})
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func parseArguments(file string, src []byte, list *ast.List, text string, ps *Pr
 	seen := map[string]bool{}
 	fills := placeholders(text)
 	for li := list.FirstChild(); li != nil; li = li.NextSibling() {
-		line := lineOf(src, firstOffset(li))
+		line := lineOf(src, FirstOffset(li))
 		block := li.FirstChild()
 		if block == nil {
 			ps.add(file, line, "an argument item is empty; write - `name`: what it is; replaces `<placeholder>`")

@@ -58,7 +58,7 @@ func parseTask(file string, src []byte, ps *Problems) Task {
 		introEnd = nodeStart(secs[0].heading, src)
 	}
 	if len(intro) > 0 {
-		if off := firstOffset(intro[0]); off >= 0 {
+		if off := FirstOffset(intro[0]); off >= 0 {
 			start := lineEnd(src, off)
 			if start < introEnd {
 				t.Intro = strings.TrimSpace(string(src[start:introEnd]))
@@ -67,7 +67,7 @@ func parseTask(file string, src []byte, ps *Problems) Task {
 	}
 	for i, s := range secs {
 		txt := plainText(s.heading, src)
-		line := lineOf(src, firstOffset(s.heading))
+		line := lineOf(src, FirstOffset(s.heading))
 		num, title, ok := strings.Cut(txt, ".")
 		n, err := strconv.Atoi(strings.TrimSpace(num))
 		if !ok || err != nil {
@@ -78,7 +78,7 @@ func parseTask(file string, src []byte, ps *Problems) Task {
 			ps.add(file, line, "step %d is out of sequence; expected %d", n, i+1)
 		}
 		body := ""
-		if off := firstOffset(s.heading); off >= 0 && lineEnd(src, off) <= s.end {
+		if off := FirstOffset(s.heading); off >= 0 && lineEnd(src, off) <= s.end {
 			body = string(src[lineEnd(src, off):s.end])
 		}
 		t.Steps = append(t.Steps, Step{Number: n, Title: strings.TrimSpace(title), Markdown: strings.TrimSpace(body), Line: line})

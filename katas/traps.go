@@ -18,6 +18,16 @@ type TrapTable struct {
 type Trap struct {
 	Trap, WhyItFails, Correct string
 	Line                      int
+	// English is, for a row read from a locale twin of traps.md (Library.Localized), the
+	// English row it translates; nil in English. Its card (srs.TrapCardID) is the English
+	// row's, so a card and its reviews are the same in every locale.
+	English *TrapOrigin
+}
+
+// TrapOrigin is the English row a translated trap row stands for, and its table's title.
+type TrapOrigin struct {
+	Table string
+	Row   Trap
 }
 
 // trapColumns are the header cells a trap table must have, compared case-insensitively.
@@ -37,7 +47,7 @@ func parseTraps(file string, src []byte, ps *Problems) []TrapTable {
 	var tables []TrapTable
 	for _, s := range secs {
 		tt := TrapTable{Title: plainText(s.heading, src)}
-		line := lineOf(src, firstOffset(s.heading))
+		line := lineOf(src, FirstOffset(s.heading))
 		badHeader := false
 		for _, b := range s.blocks {
 			tbl, ok := b.(*extast.Table)
@@ -46,10 +56,10 @@ func parseTraps(file string, src []byte, ps *Problems) []TrapTable {
 			}
 			for row := tbl.FirstChild(); row != nil; row = row.NextSibling() {
 				cells := cellTexts(row, src)
-				rl := lineOf(src, firstOffset(row))
+				rl := lineOf(src, FirstOffset(row))
 				if _, isHeader := row.(*extast.TableHeader); isHeader {
 					if len(cells) != 3 || !equalFold(cells, trapColumns) {
-						ps.add(file, lineOf(src, firstOffset(tbl)), "a trap table's columns must be Trap | Why it fails | Correct pattern, found %s", strings.Join(cells, " | "))
+						ps.add(file, lineOf(src, FirstOffset(tbl)), "a trap table's columns must be Trap | Why it fails | Correct pattern, found %s", strings.Join(cells, " | "))
 						badHeader = true
 						break
 					}

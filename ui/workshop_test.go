@@ -10,6 +10,7 @@ import (
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/pages/kata"
 )
 
 // fakeWorkshop is a workshop link for the model tests: the tests hand its statuses to the
@@ -78,6 +79,8 @@ func TestWorkshopLocksLayersAndSteps(t *testing.T) {
 	// The instructor opens layer 2 and step 2: the layer on show loads, the step shows.
 	d.send(common.WorkshopMsg{Status: joined(2, 2, nil)})
 	d.mustNotSee("Locked")
+	// Once open it is read as any layer is: on screen for its time (it fits the screen).
+	d.advance(kata.MinReadTime)
 	if !st.layers["mini-kata/prompts"] {
 		t.Error("the layer opened by the instructor was not recorded as read")
 	}

@@ -1,6 +1,6 @@
 // Command class measures `kata class grade` at scale: it builds N submissions from the
 // reference workspaces (the correct and broken references of every kata, in Python, Node.js
-// and Go, taken in turn), grades one submission per language alone to time a single grade,
+// and Go, taken in turn: pick), grades one submission per language alone to time a single grade,
 // then grades all N with -jobs workers, and prints submissions per second, the peak memory of
 // the grader and every learner process it ran (sampled), and the ratio of the batch's time to
 // one grade's time × N / jobs (1.0 means the workers overlap perfectly; above 1, they compete
@@ -48,35 +48,49 @@ func main() {
 // reference is one reference submission of a kata and language.
 type reference struct{ kata, lang, path string }
 
-// pick takes n references in turn over languages and katas, the correct and broken ones
-// (not the hostile ones, which measure the grader's deadlines rather than its throughput).
+// pick takes n references in turn: each round takes the next reference of every kata in every
+// language, the correct one first, so even a small n holds correct and broken submissions of
+// all the katas and languages. Hostile references (they measure the grader's deadlines rather
+// than its throughput) and SDK groups (their packages must be installed first,
+// testdata/references/README.md) are left out.
 func pick(lib *katas.Library, root string, n int) ([]reference, error) {
-	byLang := map[string][]reference{}
+	var lists [][]reference
 	for _, p := range lib.Packets() {
-		for _, lang := range p.Languages {
+		for _, lang := range []string{"python", "node", "go"} {
+			if !slices.Contains(p.Languages, lang) {
+				continue
+			}
 			entries, err := os.ReadDir(filepath.Join(root, p.ID, lang))
 			if err != nil {
 				continue
 			}
+			var refs []reference
 			for _, e := range entries {
-				if e.IsDir() && !strings.HasPrefix(e.Name(), "hostile-") {
-					byLang[lang] = append(byLang[lang], reference{p.ID, lang, filepath.Join(root, p.ID, lang, e.Name())})
+				name := e.Name()
+				if !e.IsDir() || strings.HasPrefix(name, "hostile-") || strings.HasPrefix(name, "sdk-") {
+					continue
 				}
+				r := reference{p.ID, lang, filepath.Join(root, p.ID, lang, name)}
+				if name == references.Correct {
+					refs = slices.Insert(refs, 0, r)
+				} else {
+					refs = append(refs, r)
+				}
+			}
+			if len(refs) > 0 {
+				lists = append(lists, refs)
 			}
 		}
 	}
-	langs := []string{"python", "node", "go"}
+	if len(lists) == 0 {
+		return nil, fmt.Errorf("no references under %s", root)
+	}
 	var out []reference
 	for i := 0; len(out) < n; i++ {
-		added := false
-		for _, l := range langs {
-			if rs := byLang[l]; len(rs) > 0 && len(out) < n {
-				out = append(out, rs[i%len(rs)])
-				added = true
+		for _, refs := range lists {
+			if len(out) < n {
+				out = append(out, refs[i%len(refs)])
 			}
-		}
-		if !added {
-			return nil, fmt.Errorf("no references under %s", root)
 		}
 	}
 	return out, nil

@@ -171,7 +171,7 @@ func TestEachLearnerGetsItsOwnRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := BuildReport(lib, b, BuildOptions{})
-	want := map[string]string{"build": "build `false ` failed", "crash": "exited with code 3"}
+	want := map[string]string{"build": "build `false` failed", "crash": "exited with code 3"}
 	for _, row := range r.Learners {
 		switch row.Name {
 		case "floods":

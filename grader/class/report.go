@@ -58,7 +58,9 @@ type LearnerRow struct {
 	// Name is the learner's folder name, or a pseudonym when the report is anonymized.
 	Name string `json:"name"`
 	// Dir is the learner's folder; empty when the report is anonymized.
-	Dir  string `json:"dir,omitempty"`
+	Dir string `json:"dir,omitempty"`
+	// Kata is the learner's kata; for a folder that is no workspace, the class's kata when the
+	// class has one (and the learner 0 of its points), else empty.
 	Kata string `json:"kata,omitempty"`
 	// Status is the grader's: pass, fail, or error (the learner cannot be graded).
 	Status string `json:"status"`
@@ -173,6 +175,15 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 		rep.Learners = append(rep.Learners, row)
 	}
 	rep.Gradable = len(rep.Learners) - rep.CannotGrade
+	// A folder that is no workspace names no kata; in a class of one kata it is a submission
+	// for that kata all the same, worth 0 of its points (a gradebook's 0, not an empty cell).
+	if len(rep.Katas) == 1 {
+		for i := range rep.Learners {
+			if l := &rep.Learners[i]; l.Kata == "" {
+				l.Kata, l.Points, l.MaxPoints, l.Percent = rep.Katas[0].Kata, 0, rep.Katas[0].MaxPoints, 0
+			}
+		}
+	}
 	for _, rc := range rules {
 		rc.Statement = statements[rc.Rule]
 		rep.Rules = append(rep.Rules, *rc)

@@ -73,8 +73,8 @@ type Result struct {
 	// Reused says the result came from the store: the folder and the seed are those it was
 	// graded with.
 	Reused bool
-	// Unsaved says the result could not be kept in the store (a failure of kata itself); the
-	// next run grades the learner again.
+	// Unsaved says the result is not kept in the store (kata itself failed, the grade ran out
+	// of its timeout, or the store could not write it); the next run grades the learner again.
 	Unsaved  bool
 	Duration time.Duration
 	GradedAt time.Time
@@ -247,7 +247,9 @@ func classSeed(store *Store, opts Options) (int64, error) {
 }
 
 // gradeOne grades one learner within timeout. A grade cut short by the timeout, and a panic
-// of kata's own, become the learner's error report; a panic's result is not saved.
+// of kata's own, become the learner's error report; neither is saved, so the next run grades
+// that learner again: the grader's own deadlines bound any submission well within timeout, so
+// reaching it says the machine (or kata) failed, not the learner.
 func gradeOne(ctx context.Context, lib *katas.Library, l Learner, hash string, seed int64, timeout time.Duration,
 	grade func(context.Context, *katas.Library, string, grader.Options) *grader.Report) (res Result) {
 	start := time.Now()
@@ -267,6 +269,7 @@ func gradeOne(ctx context.Context, lib *katas.Library, l Learner, hash string, s
 		kata := rep.Kata
 		rep = errorReport(l, seed, msg)
 		rep.Kata = kata
+		res.Unsaved = true
 	}
 	res.Report = rep
 	return res

@@ -30,8 +30,12 @@ func contentHash(parts ...string) string {
 // ItemCardID is the card id of an exam item: "item:<kata>:<item id>:<hash>", where hash is the
 // first 12 hex digits of SHA-256 over the item's stem, each option's id and text, and the keyed
 // option ids. Editing the stem, an option or the key gives a new id, so an edited item starts
-// as a new card; editing only a rationale, the title or the scenario keeps the id.
+// as a new card; editing only a rationale, the title or the scenario keeps the id. An item read
+// from a locale twin (Item.English) has its English item's id, so a card is one in every locale.
 func ItemCardID(kataID string, it katas.Item) string {
+	if it.English != nil { // a translation: the English item's card
+		it = *it.English
+	}
 	parts := []string{it.Stem}
 	for _, o := range it.Options {
 		parts = append(parts, o.ID, o.Text)
@@ -42,8 +46,12 @@ func ItemCardID(kataID string, it katas.Item) string {
 
 // TrapCardID is the card id of a trap-table row: "trap:<kata>:<hash>", where hash is the
 // first 12 hex digits of SHA-256 over the table title, the trap, why it fails and the correct
-// pattern. Editing any of those cells gives a new id.
+// pattern. Editing any of those cells gives a new id. A row read from a locale twin
+// (Trap.English) has its English row's id, so a card is one in every locale.
 func TrapCardID(kataID, table string, t katas.Trap) string {
+	if o := t.English; o != nil { // a translation: the English row's card
+		table, t = o.Table, o.Row
+	}
 	return KindTrap + ":" + kataID + ":" + contentHash(table, t.Trap, t.WhyItFails, t.Correct)
 }
 

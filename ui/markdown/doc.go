@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kata-mcp/kata/katas"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
@@ -440,26 +442,10 @@ func blockPos(n ast.Node, src []byte) int {
 	if p := n.Pos(); p >= 0 {
 		return p
 	}
-	if off := firstOffset(n); off >= 0 {
+	if off := katas.FirstOffset(n); off >= 0 {
 		return off
 	}
 	return len(src)
-}
-
-// firstOffset returns the byte offset of the first source segment at or below n, or -1.
-func firstOffset(n ast.Node) int {
-	if t, ok := n.(*ast.Text); ok {
-		return t.Segment.Start
-	}
-	if n.Type() == ast.TypeBlock && n.Lines() != nil && n.Lines().Len() > 0 {
-		return n.Lines().At(0).Start
-	}
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if off := firstOffset(c); off >= 0 {
-			return off
-		}
-	}
-	return -1
 }
 
 // lineStart returns the offset of the beginning of the line that holds off.

@@ -327,6 +327,9 @@ func (m *Model) refresh() {
 func (m *Model) View() string {
 	st := m.c.Styles
 	title := st.Title.Render(m.p.Title) + " " + st.Subtle.Render("("+m.p.ID+")")
+	if m.shown.Doc != "" && m.loader.InEnglish(m.p.ID, m.layerName()) {
+		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+	}
 	right := m.vp.Percent()
 	if m.read.done {
 		right = strings.TrimSpace(m.c.T("kata.read") + " · " + right)

@@ -19,6 +19,9 @@ type Loader struct {
 	lib    *katas.Library
 	mu     sync.Mutex
 	latest atomic.Uint64
+	// english holds, by "packet/layer", whether the layer last loaded had files read in English
+	// although the library reads another locale (katas.Layer.Fallback); guarded by mu.
+	english map[string]bool
 	// cancel ends the context of the latest request's rendering.
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -31,6 +34,14 @@ func NewLoader(lib *katas.Library) *Loader { return &Loader{lib: lib} }
 func (l *Loader) Resident(packet, layer string) bool {
 	r := l.lib.Resident()
 	return r != nil && r.Packet == packet && r.Name == layer
+}
+
+// InEnglish reports whether the packet's layer, when last loaded, had files read in English
+// although the library reads another locale (katas.Layer.Fallback).
+func (l *Loader) InEnglish(packet, layer string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.english[packet+"/"+layer]
 }
 
 // Load returns a command that makes the layer resident and renders it; k.doc is
@@ -55,6 +66,10 @@ func (l *Loader) Load(packet, layer string, k common.RenderKey) tea.Cmd {
 		var md string
 		if err == nil {
 			md = lay.Markdown() // read while no other load can release it
+			if l.english == nil {
+				l.english = map[string]bool{}
+			}
+			l.english[packet+"/"+layer] = len(lay.Fallback) > 0
 		}
 		l.mu.Unlock()
 		if err != nil {

@@ -31,6 +31,10 @@ func (m *Model) View() string {
 		}
 		q := m.qs[m.idx]
 		second = st.Subtle.Render(q.Kata + " · " + m.c.T("quiz.scenario", "Scenario", q.Item.Scenario))
+		// an item of a localized library that has no English original was read in English
+		if loc := m.c.Lib.Locale(); loc != "" && q.Item.English == nil {
+			second += " " + st.Accent.Render("· "+common.InEnglish(loc))
+		}
 		if m.flagged[q.Ref] {
 			second += " " + st.Accent.Render(m.c.T("mock.flagged"))
 		}

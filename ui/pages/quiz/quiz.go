@@ -17,7 +17,8 @@ func New(c common.Common, p *katas.Packet) *deck.Model {
 }
 
 // Cards lists a packet's items in written order as cards, options shuffled by seed, worded
-// in loc's language.
+// in loc's language. Items read in English although the packet was asked in another locale
+// (katas.Packet.InEnglish) say so in each card's head.
 func Cards(p *katas.Packet, seed int64, loc *i18n.Localizer) []deck.Card {
 	refs := make([]string, len(p.Items))
 	for i, it := range p.Items {
@@ -27,6 +28,9 @@ func Cards(p *katas.Packet, seed int64, loc *i18n.Localizer) []deck.Card {
 	cs := make([]deck.Card, len(qs))
 	for i, q := range qs {
 		cs[i] = Card(q, loc)
+		if p.InEnglish("exam.md") {
+			cs[i].Head += " · " + common.InEnglish(p.Locale)
+		}
 	}
 	return cs
 }

@@ -432,6 +432,9 @@ func (m *Model) View() string {
 			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · "+m.c.T("grade.step", "Step", s.Number))
 		}
 	}
+	if m.p.InEnglish("task.md") {
+		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+	}
 	if pc := m.vp.Percent(); pc != "" {
 		title += "  " + st.Subtle.Render(pc)
 	}

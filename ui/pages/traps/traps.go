@@ -139,6 +139,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	st := m.c.Styles
 	title := st.Title.Render(m.c.T("traps.title")) + " " + st.Subtle.Render("— "+m.p.Title)
+	if m.p.InEnglish("traps.md") {
+		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+	}
 	if pc := m.vp.Percent(); pc != "" {
 		title += "  " + st.Subtle.Render(pc)
 	}
