@@ -44,7 +44,7 @@ type UndefinedVarError struct{ Name string }
 
 // Error names the variable and the .mcp.json line that references it.
 func (e *UndefinedVarError) Error() string {
-	return fmt.Sprintf("${%s} is not defined: the grader defines ORDERS_API_URL, ORDERS_API_TOKEN, ORDERS_API_TIMEOUT_SECONDS and, from your environment, only HOME, PATH, USER, LANG, TMPDIR (use ${%s:-default} to give a default)", e.Name, e.Name)
+	return fmt.Sprintf("${%s} is not defined: the grader defines ORDERS_API_URL, ORDERS_API_TOKEN, ORDERS_API_TIMEOUT_SECONDS, the sandbox's own HOME and TMPDIR and, from your environment, only PATH, USER and LANG (use ${%s:-default} to give a default)", e.Name, e.Name)
 }
 
 func validVarName(s string) bool {

@@ -372,7 +372,9 @@ func TestShims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg := vs[0].Problems.Error(); !strings.Contains(msg, id+`/packet.json:13: shims names "telepathy", which has no built-in python version`) {
+	src, _ := fs.ReadFile(packets.FS, id+"/packet.json")
+	line := jsonKeyLine(src, "shims")
+	if msg := vs[0].Problems.Error(); line < 2 || !strings.Contains(msg, fmt.Sprintf(`%s/packet.json:%d: shims names "telepathy", which has no built-in python version`, id, line)) {
 		t.Errorf("problems %q; want the unknown shim named with its line", msg)
 	}
 	own := shippedCopy(t, id, nil)
