@@ -41,7 +41,7 @@ func newStatsCmd() *cobra.Command {
 				if asJSON {
 					return writeJSON(out, rep)
 				}
-				rep.WriteText(out)
+				rep.WriteTextIn(out, i18n.New(userLocale(cmd)))
 				return nil
 			}
 			rep, err := progress.BuildReport(lib, path, time.Now())
