@@ -79,7 +79,7 @@ func newExamCmd() *cobra.Command {
 			case limit < 0:
 				return fmt.Errorf("--time %s: want a positive duration, or 0 for untimed", limit)
 			}
-			opts := ui.Options{Start: ui.StartExam, Seed: seed, Exam: ui.ExamOptions{Katas: args, Items: items, Time: t, Scale: scale}, Skipped: skipped}
+			opts := ui.Options{Start: ui.StartExam, Seed: seed, Exam: ui.ExamOptions{Katas: args, Items: items, Time: t, Scale: scale}, Skipped: skipped, Locale: userLocale(cmd)}
 			return runTUIWith(lib, opts, theme)
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/workshop/learner"
@@ -90,7 +91,7 @@ func newGradeCmd() *cobra.Command {
 				if asJSON {
 					return rep, grader.WriteJSON(out, rep)
 				}
-				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose}
+				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose, Loc: i18n.New(userLocale(cmd))}
 				if p, ok := lib.Get(rep.Kata); ok {
 					to.Steps = grader.StepTitles(p)
 				}
@@ -106,13 +107,14 @@ func newGradeCmd() *cobra.Command {
 				return err
 			}
 			if watch {
-				fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+				loc := i18n.New(userLocale(cmd))
+				fmt.Fprintf(errw, "\n%s\n", loc.T("cli.watching", "Dir", dir))
 				werr := grader.WatchWorkspace(ctx, dir, grader.DefaultDebounce, func() {
-					fmt.Fprintln(errw, "\n── a file changed · grading… ──")
+					fmt.Fprintf(errw, "\n── %s ──\n", loc.T("cli.file_changed"))
 					if r, err := gradeOnce(rep); err == nil {
 						rep = r
 					}
-					fmt.Fprintf(errw, "\nwatching %s for changes (ctrl+c to stop)\n", dir)
+					fmt.Fprintf(errw, "\n%s\n", loc.T("cli.watching", "Dir", dir))
 				})
 				if werr != nil && ctx.Err() == nil {
 					return werr

@@ -45,7 +45,7 @@ func TestLocalizedCardsAreTheEnglishOnes(t *testing.T) {
 	// the trap drill's cards: the same item ids and card ids in every locale
 	drillIDs := func(p *katas.Packet) map[string]bool {
 		ids := map[string]bool{}
-		for _, c := range drill.Cards(p, 1) {
+		for _, c := range drill.Cards(p, 1, nil) {
 			ids[c.ItemID+" "+c.CardID] = true
 		}
 		return ids

@@ -20,7 +20,7 @@ func newReviewCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runTUIWith(localized(cmd, lib), ui.Options{Start: ui.StartReview, Exam: ui.ExamOptions{Katas: args}, Skipped: skipped}, theme)
+			return runTUIWith(localized(cmd, lib), ui.Options{Start: ui.StartReview, Exam: ui.ExamOptions{Katas: args}, Skipped: skipped, Locale: userLocale(cmd)}, theme)
 		},
 	}
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG)")

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/workshop"
@@ -103,7 +104,7 @@ func newServeCmd() *cobra.Command {
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light"})
+				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: i18n.New(userLocale(cmd))})
 			}()
 			select {
 			case err = <-errc:
@@ -186,8 +187,9 @@ func newLeaveCmd() *cobra.Command {
 					return err
 				}
 				out := cmd.OutOrStdout()
+				loc := i18n.New(userLocale(cmd))
 				if m == nil {
-					fmt.Fprintln(out, "You are in no workshop.")
+					fmt.Fprintln(out, loc.T("cli.no_workshop"))
 					return nil
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -197,9 +199,9 @@ func newLeaveCmd() *cobra.Command {
 					return err
 				}
 				if dropped > 0 {
-					fmt.Fprintf(out, "Left workshop %s; %s not sent were dropped.\n", m.Code, katas.Count(dropped, "event", "events"))
+					fmt.Fprintln(out, loc.N("cli.left_dropped", dropped, "Code", m.Code))
 				} else {
-					fmt.Fprintf(out, "Left workshop %s.\n", m.Code)
+					fmt.Fprintln(out, loc.T("cli.left", "Code", m.Code))
 				}
 				return nil
 			})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas/progress"
 )
 
@@ -40,7 +41,7 @@ func newStatsCmd() *cobra.Command {
 				if asJSON {
 					return writeJSON(out, rep)
 				}
-				rep.WriteText(out)
+				rep.WriteTextIn(out, i18n.New(userLocale(cmd)))
 				return nil
 			}
 			rep, err := progress.BuildReport(lib, path, time.Now())
@@ -50,7 +51,7 @@ func newStatsCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(out, rep)
 			}
-			rep.WriteText(out)
+			rep.WriteTextIn(out, i18n.New(userLocale(cmd)))
 			return nil
 		},
 	}

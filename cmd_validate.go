@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/references"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -84,7 +85,7 @@ func newValidateCmd() *cobra.Command {
 			for _, w := range warnings {
 				fmt.Fprintf(out, "warning: %s\n", w)
 			}
-			writeValidateSummary(out, all, refCounts, problems, warnings, seeds != "")
+			writeValidateSummary(out, i18n.New(userLocale(cmd)), all, refCounts, problems, warnings, seeds != "")
 			if len(problems) > 0 {
 				return exitError{1}
 			}
@@ -116,8 +117,8 @@ func mockExamPackets(cmd *cobra.Command) []*katas.Packet {
 }
 
 // writeValidateSummary prints one line per packet and a total; refCounts adds each packet's
-// problems found by --references (by packet id) to its own.
-func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[string]int, problems, warnings katas.Problems, seeds bool) {
+// problems found by --references (by packet id) to its own; loc words it.
+func writeValidateSummary(w io.Writer, loc *i18n.Localizer, all []katas.Validation, refCounts map[string]int, problems, warnings katas.Problems, seeds bool) {
 	if len(problems)+len(warnings) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -127,17 +128,17 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 		if p != nil {
 			n += refCounts[p.ID]
 		}
-		status := "ok"
+		status := loc.T("validate.ok")
 		if n > 0 {
-			status = fmt.Sprintf("%d problem(s)", n)
+			status = loc.N("validate.problems", n)
 		}
 		if p == nil {
 			fmt.Fprintf(w, "%-24s %s\n", v.Dir, status)
 			continue
 		}
 		fmt.Fprintf(w, "%-24s %s · %s · %s · %s (%s) · %s · %s\n",
-			p.ID, status, p.Source, katas.Count(len(p.Items), "item", "items"), katas.Count(len(p.Traps), "trap table", "trap tables"), katas.Count(p.TrapCount(), "trap", "traps"),
-			katas.Count(len(p.Task.Steps), "task step", "task steps"), katas.Count(p.FixtureCount(), "fixture", "fixtures")+warnNote(len(v.Warnings)))
+			p.ID, status, p.Source, loc.N("count.item", len(p.Items)), loc.N("count.table", len(p.Traps)), loc.N("count.trap", p.TrapCount()),
+			loc.N("count.step", len(p.Task.Steps)), loc.N("count.fixture", p.FixtureCount())+warnNote(loc, len(v.Warnings)))
 		for _, s := range v.Seeds {
 			line := fmt.Sprintf("%-24s seed %s: %d facts on %d of its lines", "", seedName(s), s.Facts, len(s.Lines))
 			if seeds && s.TextLines > 0 {
@@ -146,22 +147,22 @@ func writeValidateSummary(w io.Writer, all []katas.Validation, refCounts map[str
 			fmt.Fprintln(w, line)
 		}
 	}
-	total := fmt.Sprintf("%d packet(s), %d problem(s)", len(all), len(problems))
+	total := loc.N("validate.packets", len(all)) + ", " + loc.N("validate.problems", len(problems))
 	if len(problems) == 0 {
-		total = fmt.Sprintf("%d packet(s), no problem", len(all))
+		total = loc.N("validate.packets", len(all)) + ", " + loc.T("validate.no_problem")
 	}
 	if len(warnings) > 0 {
-		total += fmt.Sprintf(", %d item-writing warning(s) (--strict counts them as problems)", len(warnings))
+		total += ", " + loc.N("validate.warnings_strict", len(warnings))
 	}
 	fmt.Fprintln(w, total)
 }
 
 // warnNote is " · N item-writing warning(s)" for a summary line, "" for none.
-func warnNote(n int) string {
+func warnNote(loc *i18n.Localizer, n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" · %d item-writing warning(s)", n)
+	return " · " + loc.N("validate.warnings", n)
 }
 
 // seedName names a seed for the summary: its title and file, or its file when coverage.md gives

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
@@ -153,7 +154,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String())}, theme)
+			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String()), Locale: userLocale(cmd)}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
@@ -215,12 +216,13 @@ func newListCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(rows)
 			}
+			loc := i18n.New(userLocale(cmd))
 			for _, r := range rows {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
-				fmt.Fprintf(out, "%-24s layers: %s · %s · %s in %s · %s · %s · graded: %s\n",
-					"", strings.Join(r.Layers, ", "), katas.Count(r.Items, "item", "items"), katas.Count(r.Traps, "trap", "traps"), katas.Count(r.TrapTables, "table", "tables"),
-					katas.Count(r.TaskSteps, "task step", "task steps"), katas.Count(r.Fixtures, "fixture", "fixtures"), strings.Join(r.Graded, ", "))
-				fmt.Fprintf(out, "%-24s source: %s\n", "", r.Source)
+				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
+					"Traps", loc.T("list.traps_in", "Traps", loc.N("count.trap", r.Traps), "Tables", loc.N("count.in_table", r.TrapTables)),
+					"Steps", loc.N("count.step", r.TaskSteps), "Fixtures", loc.N("count.fixture", r.Fixtures), "Graded", strings.Join(r.Graded, ", ")))
+				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", r.Source))
 			}
 			return nil
 		},

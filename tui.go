@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/workshop/learner"
@@ -29,7 +30,8 @@ func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
 	}
 	opts.Style = style
 	opts.Watch = true
-	store, warning := openStore()
+	loc := i18n.New(opts.Locale)
+	store, warning := openStore(loc)
 	if store != nil {
 		defer store.Close()
 		opts.Store = store
@@ -38,7 +40,7 @@ func runTUIWith(lib *katas.Library, opts ui.Options, theme string) error {
 		agent := learner.New(store, learner.Options{})
 		defer agent.Close()
 		if err := agent.Start(); err != nil && warning == "" {
-			warning = "workshop: " + err.Error()
+			warning = loc.T("tui.workshop_error", "Error", err.Error())
 		}
 		opts.Workshop = agent
 	}
@@ -60,15 +62,15 @@ func needTerminal() error {
 	return f.Close()
 }
 
-// openStore opens the progress store, or returns why it could not.
-func openStore() (*progress.Store, string) {
+// openStore opens the progress store, or returns why it could not, in loc's language.
+func openStore(loc *i18n.Localizer) (*progress.Store, string) {
 	path, err := progress.DefaultPath()
 	if err != nil {
-		return nil, fmt.Sprintf("progress is not saved: %v", err)
+		return nil, loc.T("tui.not_saved", "Error", err)
 	}
 	s, err := progress.Open(path)
 	if err != nil {
-		return nil, fmt.Sprintf("progress is not saved: %v", err)
+		return nil, loc.T("tui.not_saved", "Error", err)
 	}
 	return s, ""
 }

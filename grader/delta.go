@@ -3,6 +3,8 @@ package grader
 import (
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // Delta is what changed between two gradings of one workspace, test by test (by id): the tests
@@ -53,22 +55,31 @@ func WriteChanges(w io.Writer, prev, cur *Report, o TextOptions) {
 	}
 	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}}
 	fmt.Fprintln(w, header(cur))
-	fmt.Fprintln(w, Summary(cur))
+	loc := o.Loc
+	fmt.Fprintln(w, SummaryIn(cur, loc))
 	d := Compare(prev, cur)
-	fmt.Fprintf(w, "since the last grade: %s\n", d)
+	fmt.Fprintln(w, loc.T("grade.since", "Delta", loc.T("grade.delta", "Fixed", len(d.Fixed), "Still", len(d.StillFailing), "New", len(d.New))))
+	fixed, added := loc.T("grade.fixed"), loc.T("grade.new")
+	pad := max(utf8.RuneCountInString(fixed), utf8.RuneCountInString(added)) + 2
 	for _, t := range d.Fixed {
-		fmt.Fprintf(w, "  fixed  %s\n", t.Name)
+		fmt.Fprintf(w, "  %s%s\n", padRight(fixed, pad), t.Name)
 	}
 	for _, t := range d.New {
-		fmt.Fprintf(w, "  new    %s\n", t.Name)
+		fmt.Fprintf(w, "  %s%s\n", padRight(added, pad), t.Name)
 	}
 	if first := FirstFailure(cur); first != nil {
-		fmt.Fprintf(w, "\nFirst failure · %s\n", tw.stepName(first.TaskID))
+		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.TaskID))
 		tw.full(*first)
 	} else {
-		fmt.Fprintln(w, "\nEvery test passes.")
+		fmt.Fprintln(w, "\n"+loc.T("grade.every_passes"))
 	}
 	if cur.Message != "" {
 		fmt.Fprintf(w, "\n%s\n", cur.Message)
 	}
+}
+
+// padRight pads s with spaces to n characters (runes: the words padded are letters, one column
+// each, in every language kata has).
+func padRight(s string, n int) string {
+	return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0))
 }

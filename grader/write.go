@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // WriteJSON writes the report as indented JSON (Exercism results.json v3 field names plus
@@ -25,6 +27,9 @@ type TextOptions struct {
 	// Verbose shows every failure in full (not only the first) and the learner process's
 	// stderr (server or client) under the failed tests, each distinct stderr once.
 	Verbose bool
+	// Loc words the report in the reader's language (internal/i18n); nil means English. Test
+	// names, rules and messages stay as the grader wrote them.
+	Loc *i18n.Localizer
 }
 
 // WriteText writes the readable report (docs/grading.md#text-report): the header, the summary
@@ -32,18 +37,19 @@ type TextOptions struct {
 // first line of its message (with Verbose: in full, with the learner's stderr).
 func WriteText(w io.Writer, r *Report, o TextOptions) {
 	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}}
+	loc := o.Loc
 	fmt.Fprintln(w, header(r))
 	if r.Status == StatusError {
-		fmt.Fprintf(w, "\n%s  the submission could not be graded:\n%s\n", tw.mark(StatusError), indent(r.Message, "  "))
+		fmt.Fprintf(w, "\n%s  %s:\n%s\n", tw.mark(StatusError), loc.T("task.not_gradable"), indent(r.Message, "  "))
 		if len(r.Tests) > 0 { // something ran: its seed repeats it
-			fmt.Fprintf(w, "\nseed %d · %d ms\n", r.Seed, r.DurationMS)
+			fmt.Fprintf(w, "\n%s · %d ms\n", loc.T("grade.seed", "Seed", r.Seed), r.DurationMS)
 		}
 		return
 	}
-	fmt.Fprintln(w, Summary(r))
+	fmt.Fprintln(w, SummaryIn(r, loc))
 	first := FirstFailure(r)
 	if first != nil && !o.Verbose {
-		fmt.Fprintf(w, "\nFirst failure · %s\n", tw.stepName(first.TaskID))
+		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.TaskID))
 		tw.full(*first)
 	}
 	for _, step := range sortedSteps(r.Tests) {
@@ -56,7 +62,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 				}
 			}
 		}
-		fmt.Fprintf(w, "\n%s · %d of %d passed\n", tw.stepName(step), pass, total)
+		fmt.Fprintf(w, "\n%s · %s\n", tw.stepName(step), loc.T("task.tests_passed", "Passed", pass, "Total", total))
 		for _, t := range r.Tests {
 			if t.TaskID != step {
 				continue
@@ -65,12 +71,12 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 			case t.Status == StatusPass:
 				fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
 				if t.Note != "" {
-					fmt.Fprintln(w, indent("note: "+t.Note, "        "))
+					fmt.Fprintln(w, indent(loc.T("grade.note", "Note", t.Note), "        "))
 				}
 			case o.Verbose:
 				tw.full(t)
 			case first != nil && t.ID == first.ID:
-				fmt.Fprintf(w, "  %s  %s\n        (the first failure, above)\n", tw.mark(t.Status), t.Name)
+				fmt.Fprintf(w, "  %s  %s\n        %s\n", tw.mark(t.Status), t.Name, loc.T("grade.first_above"))
 			default:
 				fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
 				if line := firstLine(t.Message); line != "" {
@@ -83,22 +89,25 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 		fmt.Fprintf(w, "\n%s\n", r.Message) // e.g. the run was interrupted
 	}
 	if !o.Verbose && (hiddenStderr(r) || failures(r) > 1) {
-		fmt.Fprintln(w, "\nOnly the first failure is in full: kata grade -v shows every failure in full, with your server's and client's stderr.")
+		fmt.Fprintln(w, "\n"+loc.T("grade.only_first"))
 	}
 }
 
 // Summary is the report's summary line: "21 passed, 3 failed · seed 42 (repeat with --seed
 // 42) · 5310 ms", with ", N errored" when some tests errored.
-func Summary(r *Report) string {
+func Summary(r *Report) string { return SummaryIn(r, nil) }
+
+// SummaryIn is Summary in loc's language (nil: English).
+func SummaryIn(r *Report, loc *i18n.Localizer) string {
 	pass, fail, errored := r.Counts()
-	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
+	s := loc.T("grade.passed_failed", "Passed", pass, "Failed", fail)
 	if errored > 0 {
-		s += fmt.Sprintf(", %d errored", errored)
+		s += loc.T("grade.and_errored", "Errored", errored)
 	}
 	if r.MaxPoints > 0 {
-		s += fmt.Sprintf(" · %s/%s points (%.0f%%)", FormatPoints(r.Points), FormatPoints(r.MaxPoints), 100*r.Points/r.MaxPoints)
+		s += " · " + loc.T("grade.points", "Points", FormatPoints(r.Points), "Max", FormatPoints(r.MaxPoints), "Percent", fmt.Sprintf("%.0f", 100*r.Points/r.MaxPoints))
 	}
-	return s + fmt.Sprintf(" · seed %d (repeat with --seed %d) · %d ms", r.Seed, r.Seed, r.DurationMS)
+	return s + " · " + loc.T("grade.seed_repeat", "Seed", r.Seed) + fmt.Sprintf(" · %d ms", r.DurationMS)
 }
 
 // FormatPoints writes points the short way: 24, 18.5, 3.33 (two decimals at most).
@@ -154,9 +163,9 @@ func (tw *textWriter) mark(status string) string {
 // stepName is "Step 2 · Map every backend failure to a category" ("Step 2" without a title).
 func (tw *textWriter) stepName(step int) string {
 	if title := tw.o.Steps[step]; title != "" {
-		return fmt.Sprintf("Step %d · %s", step, title)
+		return tw.o.Loc.T("task.step_head", "Step", step, "Title", title)
 	}
-	return fmt.Sprintf("Step %d", step)
+	return tw.o.Loc.T("grade.step_cap", "Step", step)
 }
 
 // full writes a failed test in full: its name, rule and message, and with Verbose the
@@ -166,7 +175,7 @@ func (tw *textWriter) full(t TestResult) {
 	w := tw.w
 	fmt.Fprintf(w, "  %s  %s\n", tw.mark(t.Status), t.Name)
 	if t.Rule != "" {
-		fmt.Fprintf(w, "        rule: %s\n", t.Rule)
+		fmt.Fprintf(w, "        %s\n", tw.o.Loc.T("grade.rule_lc", "Rule", t.Rule))
 	}
 	if strings.TrimSpace(t.Message) != "" {
 		fmt.Fprintln(w, indent(t.Message, "        "))
@@ -182,7 +191,7 @@ func (tw *textWriter) full(t TestResult) {
 	if strings.TrimSpace(out) == "" {
 		// -v answers under every failing test: a process that wrote nothing is said to have.
 		if t.OutputOf != "" {
-			fmt.Fprintf(w, "        %s: (nothing written during this test)\n", label)
+			fmt.Fprintf(w, "        %s: %s\n", label, tw.o.Loc.T("grade.stderr_nothing"))
 		}
 		return
 	}
@@ -192,7 +201,7 @@ func (tw *textWriter) full(t TestResult) {
 			tw.stderrOf[out] = t.Name // the message shows its last lines; later tests refer to it
 		}
 	case seen:
-		fmt.Fprintf(w, "        %s: the same as under %q\n", label, prev)
+		fmt.Fprintf(w, "        %s: %s\n", label, tw.o.Loc.T("grade.stderr_same", "Test", strconv.Quote(prev)))
 	default:
 		tw.stderrOf[out] = t.Name
 		fmt.Fprintf(w, "        %s:\n%s\n", label, indent(out, "          "))

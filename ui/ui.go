@@ -87,6 +87,9 @@ type Options struct {
 	// none for the kata (l on the catalog or the task screen, remembered in the Store); empty
 	// means "python" when the packet has it, else the packet's first language.
 	Language string
+	// Locale is the language the interface's text is in, a code of locale.Supported ("es",
+	// "ru"); empty means English. Run's callers resolve it with locale.Resolve.
+	Locale string
 	// Store keeps the learner's progress; nil means none: everything works, nothing is saved.
 	// A failing store shows a one-line warning and never stops the interface.
 	Store Store
@@ -190,7 +193,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Workshop: opts.Workshop})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop})
 	if opts.Workshop != nil {
 		cc.SetWorkshop(opts.Workshop.Status()) // locks hold from the first frame
 	}
@@ -214,7 +217,7 @@ func New(lib *katas.Library, opts Options) Model {
 	}
 	if len(opts.Skipped) > 0 {
 		m.catalog.SetSkipped(opts.Skipped)
-		note := "Some packets were skipped for their problems: the catalog lists them; kata validate DIR says more."
+		note := c.T("root.skipped")
 		m.warning = strings.TrimSpace(strings.Join([]string{note, m.warning}, " "))
 	}
 	switch opts.Start {
@@ -402,7 +405,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.join.Activate()
 		return m, m.resize()
 	case common.StoreErrMsg:
-		m.warning = msg.String()
+		m.warning = m.c.T("root.not_saved", "Op", msg.Op, "Error", msg.Err)
 		return m, tea.Batch(m.resize(), m.broadcast(msg))
 	case common.ProgressChangedMsg:
 		return m, tea.Batch(m.catalog.Refresh(), m.broadcast(msg))
@@ -591,13 +594,13 @@ func (m Model) fullHelp(sc common.Page) string {
 	st := m.c.Styles
 	h := m.help
 	h.SetWidth(m.width)
-	lines := []string{st.Title.Render("Keys") + st.Subtle.Render(" — "+m.current.String()), ""}
+	lines := []string{st.Title.Render(m.c.T("root.keys")) + st.Subtle.Render(" — "+m.c.ScreenName(m.current)), ""}
 	lines = append(lines, h.FullHelpView(sc.FullHelp()), "")
-	lines = append(lines, st.Label.Render("Everywhere"), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
+	lines = append(lines, st.Label.Render(m.c.T("root.everywhere")), h.FullHelpView([][]key.Binding{{m.keys.Help, m.keys.Back, m.keys.Quit}}))
 	if n, ok := sc.(common.Noter); ok {
 		lines = append(lines, "", common.WrapHanging("", n.HelpNote(), m.width))
 	}
-	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("", "The mouse wheel scrolls long pages (hold shift to select text with the mouse).", m.width)),
-		st.Subtle.Render(keymap.Name(m.keys.Help)+" or "+keymap.Name(m.keys.Back)+" closes this help."))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("", m.c.T("root.mouse"), m.width)),
+		st.Subtle.Render(m.c.T("root.close_help", "Help", keymap.Name(m.keys.Help), "Back", keymap.Name(m.keys.Back))))
 	return strings.Join(lines, "\n")
 }

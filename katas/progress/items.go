@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/srs"
 )
@@ -133,10 +134,14 @@ func (s *Store) ItemStats(packets []*katas.Packet) (ItemReport, error) {
 // WriteText writes the report for a terminal: one block per item with its p-value and a line
 // per option (the key marked *, the share of answers that chose it), and a closing note on what
 // the figures mean. Lines fit 80 columns.
-func (r ItemReport) WriteText(w io.Writer) {
+func (r ItemReport) WriteText(w io.Writer) { r.WriteTextIn(w, nil) }
+
+// WriteTextIn is WriteText in loc's language (nil: English); ids, titles and options stay as
+// they are.
+func (r ItemReport) WriteTextIn(w io.Writer, loc *i18n.Localizer) {
 	if len(r.Items) == 0 {
-		fmt.Fprintln(w, "No exam item answered yet: answer a quiz or a mock exam, then look again.")
-		r.writeUnmatched(w)
+		fmt.Fprintln(w, loc.T("items.none"))
+		r.writeUnmatched(w, loc)
 		return
 	}
 	kata := ""
@@ -147,15 +152,15 @@ func (r ItemReport) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s  %s\n", it.ItemID, clip(it.Title, 64))
 		if it.Answered == 0 {
-			fmt.Fprintf(w, "      %s to earlier versions only (the item has changed since)\n", katas.Count(it.EarlierVersions, "answer", "answers"))
+			fmt.Fprintf(w, "      %s\n", loc.T("items.earlier_only", "Answers", loc.N("count.answer", it.EarlierVersions)))
 			continue
 		}
-		line := fmt.Sprintf("      p = %.2f (%d of %s right)", it.PValue, it.Correct, katas.Count(it.Answered, "answer", "answers"))
+		line := "      " + loc.T("items.p", "P", fmt.Sprintf("%.2f", it.PValue), "Correct", it.Correct, "Answers", loc.N("count.answer", it.Answered))
 		if it.Choose > 1 {
-			line += fmt.Sprintf(", choose %d", it.Choose)
+			line += ", " + loc.T("items.choose", "N", it.Choose)
 		}
 		if it.EarlierVersions > 0 {
-			line += fmt.Sprintf("; %d to earlier versions", it.EarlierVersions)
+			line += "; " + loc.T("items.earlier", "N", it.EarlierVersions)
 		}
 		fmt.Fprintln(w, line)
 		for _, o := range it.Options {
@@ -166,15 +171,13 @@ func (r ItemReport) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "    %s %s %3.0f%%  %s\n", mark, o.ID, 100*o.Share, clip(o.Text, 62))
 		}
 	}
-	fmt.Fprintln(w, "\np is the share of answers that were right (* marks a key). A distractor chosen")
-	fmt.Fprintln(w, "more often than the key points at a misconception to revisit; one never chosen")
-	fmt.Fprintln(w, "is not pulling its weight.")
-	r.writeUnmatched(w)
+	fmt.Fprintln(w, "\n"+loc.T("items.note"))
+	r.writeUnmatched(w, loc)
 }
 
-func (r ItemReport) writeUnmatched(w io.Writer) {
+func (r ItemReport) writeUnmatched(w io.Writer, loc *i18n.Localizer) {
 	if r.Unmatched > 0 {
-		fmt.Fprintf(w, "%s to items no longer in the packets are not shown.\n", katas.Count(r.Unmatched, "answer", "answers"))
+		fmt.Fprintln(w, loc.T("items.unmatched", "Answers", loc.N("count.answer", r.Unmatched)))
 	}
 }
 

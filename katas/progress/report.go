@@ -8,7 +8,9 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
 )
@@ -122,56 +124,69 @@ func day(t time.Time) string {
 	return t.Local().Format("2006-01-02")
 }
 
-// WriteText writes the readable summary of `kata stats`.
-func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "Progress in %s\n(answers count exam items and trap rows, in exams, quizzes, drills and reviews)\n\n", r.Path)
+// WriteText writes the readable summary of `kata stats` in English.
+func (r *Report) WriteText(w io.Writer) { r.WriteTextIn(w, nil) }
+
+// WriteTextIn writes the readable summary of `kata stats` in loc's language (nil: English);
+// kata ids, titles, statuses and paths stay as they are.
+func (r *Report) WriteTextIn(w io.Writer, loc *i18n.Localizer) {
+	fmt.Fprintf(w, "%s\n%s\n\n", loc.T("stats.head", "Path", r.Path), loc.T("stats.head_note"))
+	labels := []string{loc.T("stats.layers"), loc.T("stats.answers"), loc.T("stats.best"), loc.T("stats.grade"), loc.T("stats.cards")}
+	width := 0
+	for _, l := range labels {
+		width = max(width, utf8.RuneCountInString(l))
+	}
+	row := func(i int, value string) {
+		fmt.Fprintf(w, "  %s%s %s\n", labels[i], strings.Repeat(" ", width-utf8.RuneCountInString(labels[i])+3), value)
+	}
 	for _, k := range r.Katas {
 		title := k.Title
 		if title == "" {
-			title = "(not in this build's packets)"
+			title = loc.T("stats.not_in_build")
 		}
 		fmt.Fprintf(w, "%s — %s\n", k.Kata, title)
 		layers := fmt.Sprintf("%d/%d", len(k.LayersRead), k.LayersTotal)
 		if len(k.LayersRead) > 0 {
 			layers += " (" + strings.Join(k.LayersRead, ", ") + ")"
 		}
-		fmt.Fprintf(w, "  layers read    %s\n", layers)
-		answered := fmt.Sprintf("%d, %d right", k.Answered, k.Correct)
+		row(0, layers)
+		answered := loc.T("stats.answered", "Answered", k.Answered, "Correct", k.Correct)
 		if k.InProgress > 0 {
-			answered += fmt.Sprintf(" (%d marked in an unfinished exam, not yet scored)", k.InProgress)
+			answered += " " + loc.T("stats.in_progress", "N", k.InProgress)
 		}
-		fmt.Fprintf(w, "  answers        %s\n", answered)
-		best := "none yet"
+		row(1, answered)
+		best := loc.T("stats.none_yet")
 		if k.BestScaled > 0 {
-			best = fmt.Sprintf("%d on %s", k.BestScaled, day(k.BestAt))
+			best = loc.T("stats.best_on", "Scaled", k.BestScaled, "Day", day(k.BestAt))
 		}
-		fmt.Fprintf(w, "  best exam      %s\n", best)
-		grade := "never graded"
+		row(2, best)
+		grade := loc.T("stats.never_graded")
 		if g := k.LastGrade; g != nil {
-			grade = fmt.Sprintf("%s (%d passed, %d failed, %d errored) on %s, seed %d", g.Status, g.Passed, g.Failed, g.Errored, day(g.At), g.Seed)
+			grade = loc.T("stats.grade_line", "Status", g.Status, "Passed", g.Passed, "Failed", g.Failed, "Errored", g.Errored, "Day", day(g.At), "Seed", g.Seed)
 		}
-		fmt.Fprintf(w, "  last grade     %s\n", grade)
-		fmt.Fprintf(w, "  cards          %d due now of %d scheduled\n\n", k.Due, k.Cards)
+		row(3, grade)
+		row(4, loc.T("stats.cards_line", "Due", k.Due, "Cards", k.Cards))
+		fmt.Fprintln(w)
 	}
 	// The totals come on short lines so that none is wider than an 80-column terminal (bar a
 	// long workspace path or kata list).
 	s := r.Stats
-	fmt.Fprintf(w, "Totals: %s (%d right", katas.Count(s.Answered, "answer", "answers"), s.Correct)
+	fmt.Fprintf(w, "%s (%s", loc.T("stats.totals", "Answers", loc.N("count.answer", s.Answered)), loc.T("stats.right", "N", s.Correct))
 	if s.InProgress > 0 {
-		fmt.Fprintf(w, ", %d unscored in an unfinished exam", s.InProgress)
+		fmt.Fprintf(w, ", %s", loc.T("stats.unscored", "N", s.InProgress))
 	}
-	fmt.Fprintf(w, ") · %s\n", katas.Count(s.Reviews, "review", "reviews"))
-	fmt.Fprintf(w, "  exams %d finished, %d open, %d abandoned", s.AttemptsFinished, s.AttemptsOpen, s.AttemptsAbandoned)
+	fmt.Fprintf(w, ") · %s\n", loc.N("count.review", s.Reviews))
+	fmt.Fprintf(w, "  %s", loc.T("stats.exams", "Finished", s.AttemptsFinished, "Open", s.AttemptsOpen, "Abandoned", s.AttemptsAbandoned))
 	if s.BestScaled > 0 {
-		fmt.Fprintf(w, " · best %d", s.BestScaled)
+		fmt.Fprintf(w, " · %s", loc.T("stats.best_total", "N", s.BestScaled))
 	}
-	fmt.Fprintf(w, "\n  %s · %s, %d due now\n", katas.Count(s.GradeRuns, "grading run", "grading runs"), katas.Count(s.Cards, "card", "cards"), s.Due)
+	fmt.Fprintf(w, "\n  %s · %s\n", loc.N("count.grading_run", s.GradeRuns), loc.T("stats.cards_due", "Cards", loc.N("count.card", s.Cards), "Due", s.Due))
 	if g := s.LastGrade; g != nil {
-		fmt.Fprintf(w, "Last grading run: %s on %s\n  %s\n", g.Status, g.At.Local().Format("2006-01-02 15:04"), g.Workspace)
+		fmt.Fprintf(w, "%s\n  %s\n", loc.T("stats.last_run", "Status", g.Status, "At", g.At.Local().Format("2006-01-02 15:04")), g.Workspace)
 	}
 	if o := r.Open; o != nil {
-		fmt.Fprintf(w, "Unfinished exam #%d, started %s (kata exam offers to resume it)\n", o.ID, o.Started.Local().Format("2006-01-02 15:04"))
-		fmt.Fprintf(w, "  %d of %d items marked (%d fully answered), %d flagged\n  katas: %s\n",
-			o.Answered, o.Items, o.Complete, o.Flagged, strings.Join(o.Katas, ", "))
+		fmt.Fprintln(w, loc.T("stats.open", "ID", o.ID, "Started", o.Started.Local().Format("2006-01-02 15:04")))
+		fmt.Fprintf(w, "  %s\n  %s\n", loc.T("stats.open_counts", "Answered", o.Answered, "Items", o.Items, "Complete", o.Complete, "Flagged", o.Flagged),
+			loc.T("stats.open_katas", "Katas", strings.Join(o.Katas, ", ")))
 	}
 }

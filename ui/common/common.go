@@ -10,7 +10,9 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
@@ -30,7 +32,9 @@ type Common struct {
 	Store Store
 	// Workshop is the link to an instructor's workshop; nil means none (self-study only).
 	Workshop Workshop
-	sh       *shared
+	// Loc gives the interface's text in the user's language; nil means English.
+	Loc *i18n.Localizer
+	sh  *shared
 }
 
 // shared is the part of Common every copy shares by pointer.
@@ -62,11 +66,15 @@ type Config struct {
 	Language string
 	// Workshop is the link to an instructor's workshop (nil: none).
 	Workshop Workshop
+	// Locale is the language of the interface's text, a code of locale.Supported; empty means
+	// English.
+	Locale string
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Keys: keymap.Default(), Store: cfg.Store, Workshop: cfg.Workshop, sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c := Common{Lib: lib, Store: cfg.Store, Workshop: cfg.Workshop, Loc: i18n.New(cfg.Locale), sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c.Keys = keymap.New(c.Loc)
 	if c.sh.now == nil {
 		c.sh.now = time.Now
 	}
@@ -219,3 +227,81 @@ func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // Show returns the command that asks for screen s of the open packet.
 func Show(s Screen) tea.Cmd { return Send(ShowMsg{s}) }
+
+// T is message id's text in the interface's language (i18n.Localizer.T): kv are the template
+// fields as name, value pairs.
+func (c Common) T(id string, kv ...any) string { return c.Loc.T(id, kv...) }
+
+// N is message id's text in the plural form of count (i18n.Localizer.N).
+func (c Common) N(id string, count int, kv ...any) string { return c.Loc.N(id, count, kv...) }
+
+// LayerName is a packet layer's name (katas.LayerNames) as the interface shows it, in its
+// language; a name it does not know stays as it is.
+func (c Common) LayerName(layer string) string {
+	switch layer {
+	case "knowledge":
+		return c.T("layer.knowledge")
+	case "prompts":
+		return c.T("layer.prompts")
+	case "examples":
+		return c.T("layer.examples")
+	case "agents":
+		return c.T("layer.agents")
+	case "templates":
+		return c.T("layer.templates")
+	}
+	return layer
+}
+
+// LayerNames is LayerName of each of layers.
+func (c Common) LayerNames(layers []string) []string {
+	out := make([]string, len(layers))
+	for i, l := range layers {
+		out[i] = c.LayerName(l)
+	}
+	return out
+}
+
+// ConnName is a workshop connection state as the interface shows it.
+func (c Common) ConnName(conn learner.Conn) string {
+	switch conn {
+	case learner.Connecting:
+		return c.T("conn.connecting")
+	case learner.Live:
+		return c.T("conn.live")
+	case learner.Offline:
+		return c.T("conn.offline")
+	case learner.Refused:
+		return c.T("conn.refused")
+	case learner.Closed:
+		return c.T("conn.closed")
+	}
+	return string(conn)
+}
+
+// ScreenName names screen s for the help overlay in the interface's language.
+func (c Common) ScreenName(s Screen) string {
+	switch s {
+	case CatalogScreen:
+		return c.T("screen.catalog")
+	case KataScreen:
+		return c.T("screen.kata")
+	case QuizScreen:
+		return c.T("screen.quiz")
+	case TrapsScreen:
+		return c.T("screen.traps")
+	case TaskScreen:
+		return c.T("screen.task")
+	case DrillScreen:
+		return c.T("screen.drill")
+	case MockExamScreen:
+		return c.T("screen.mock")
+	case ReviewScreen:
+		return c.T("screen.review")
+	case JoinScreen:
+		return c.T("screen.join")
+	case LiveQuizScreen:
+		return c.T("screen.live")
+	}
+	return s.String()
+}

@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/markdown"
 )
 
@@ -71,9 +70,6 @@ func Truncate(s string, width int) string {
 	}
 	return ansi.Truncate(s, max(width, 1), "…")
 }
-
-// Count is "1 kata" or "3 katas" (katas.Count).
-func Count(n int, one, many string) string { return katas.Count(n, one, many) }
 
 // Clock formats a duration as h:mm:ss or mm:ss, rounded up to the second.
 func Clock(d time.Duration) string {

@@ -121,13 +121,13 @@ func Changed() tea.Msg { return ProgressChangedMsg{} }
 
 // RecordAnswer records a practice answer (quiz, drill, review), which also reviews its card.
 func (c Common) RecordAnswer(a progress.Answer) tea.Cmd {
-	return c.Write("", "recording the answer", func(s Store) error { return s.RecordAnswer(a) }, Changed)
+	return c.Write("", c.T("store.recording_answer"), func(s Store) error { return s.RecordAnswer(a) }, Changed)
 }
 
 // LayerRead records that a layer was opened.
 func (c Common) LayerRead(kata, layer string) tea.Cmd {
 	at := c.Now()
-	return c.Write("layer:"+kata+"/"+layer, "recording the layer read", func(s Store) error { return s.LayerRead(kata, layer, at) }, Changed)
+	return c.Write("layer:"+kata+"/"+layer, c.T("store.recording_layer"), func(s Store) error { return s.LayerRead(kata, layer, at) }, Changed)
 }
 
 // LanguageMsg says the workspace language chosen for a kata (read from the store, or just
@@ -139,7 +139,7 @@ type LanguageMsg struct{ Kata, Language string }
 func (c Common) SetLanguage(kata, lang string) tea.Cmd {
 	msg := LanguageMsg{Kata: kata, Language: lang}
 	at := c.Now()
-	w := c.Write("language:"+kata, "recording the language", func(s Store) error { return s.SetLanguage(kata, lang, at) }, func() tea.Msg { return msg })
+	w := c.Write("language:"+kata, c.T("store.recording_language"), func(s Store) error { return s.SetLanguage(kata, lang, at) }, func() tea.Msg { return msg })
 	if w == nil {
 		return Send(msg)
 	}

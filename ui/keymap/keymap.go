@@ -3,7 +3,11 @@
 // them (Name, Says), so a key is changed here and nowhere else.
 package keymap
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/kata-mcp/kata/internal/i18n"
+)
 
 // KeyMap is every binding of the interface. The root owns Quit, Back and Help; each screen
 // reads its own group and the shared Cursor, Scroll and Read groups.
@@ -145,22 +149,25 @@ type Task struct {
 	Up, Down, Open, PageUp, PageDown key.Binding
 }
 
-// Default returns the interface's key map.
-func Default() *KeyMap {
+// Default returns the interface's key map with its help in English.
+func Default() *KeyMap { return New(nil) }
+
+// New returns the interface's key map with its help texts in loc's language (nil: English).
+func New(loc *i18n.Localizer) *KeyMap {
 	up, down := key.WithKeys("up", "k"), key.WithKeys("down", "j")
 	pageUp, pageDown := key.WithKeys("pgup"), key.WithKeys("pgdown")
-	pages := key.WithHelp("pgup/pgdn", "page")
+	pages := key.WithHelp("pgup/pgdn", loc.T("key.page"))
 	return &KeyMap{
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
-		Letter: key.NewBinding(key.WithKeys(letters()...), key.WithHelp("a-z", "pick")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", loc.T("key.quit"))),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", loc.T("key.back"))),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", loc.T("key.keys"))),
+		Letter: key.NewBinding(key.WithKeys(letters()...), key.WithHelp("a-z", loc.T("key.pick"))),
 		Cursor: Cursor{
-			Up:   key.NewBinding(up, key.WithHelp("↑/↓", "move")),
+			Up:   key.NewBinding(up, key.WithHelp("↑/↓", loc.T("key.move"))),
 			Down: key.NewBinding(down),
 		},
 		Scroll: Scroll{
-			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "scroll")),
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓", loc.T("key.scroll"))),
 			Down:     key.NewBinding(down),
 			PageUp:   key.NewBinding(pageUp, pages),
 			PageDown: key.NewBinding(pageDown),
@@ -168,95 +175,95 @@ func Default() *KeyMap {
 		// On a document the letters mean nothing else: the help names j/k, space pages down
 		// and g/G go to the ends.
 		Read: Scroll{
-			Up:       key.NewBinding(up, key.WithHelp("↑/↓ j/k", "scroll")),
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓ j/k", loc.T("key.scroll"))),
 			Down:     key.NewBinding(down),
 			PageUp:   key.NewBinding(pageUp, pages),
 			PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
-			Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/G", "top/bottom")),
+			Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/G", loc.T("key.top_bottom"))),
 			Bottom:   key.NewBinding(key.WithKeys("G", "end")),
-			Left:     key.NewBinding(key.WithKeys("H", "shift+left"), key.WithHelp("H/L", "code sideways")),
+			Left:     key.NewBinding(key.WithKeys("H", "shift+left"), key.WithHelp("H/L", loc.T("key.code_sideways"))),
 			Right:    key.NewBinding(key.WithKeys("L", "shift+right")),
 		},
 		Find: Find{
-			Open: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find")),
-			Done: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep it")),
-			Next: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous hit")),
+			Open: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", loc.T("key.find"))),
+			Done: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.keep_it"))),
+			Next: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", loc.T("key.next_previous_hit"))),
 			Prev: key.NewBinding(key.WithKeys("N")),
 		},
 		Catalog: Catalog{
-			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-			MockExam: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mock exam")),
-			Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review due")),
-			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language")),
-			Join:     key.NewBinding(key.WithKeys("j"), key.WithHelp("j", "workshop")),
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.open"))),
+			MockExam: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", loc.T("key.mock_exam"))),
+			Review:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", loc.T("key.review_due"))),
+			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", loc.T("key.language"))),
+			Join:     key.NewBinding(key.WithKeys("j"), key.WithHelp("j", loc.T("key.workshop"))),
 		},
 		Join: Join{
-			Next:   key.NewBinding(key.WithKeys("tab", "shift+tab", "up", "down"), key.WithHelp("tab", "next field")),
-			Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "join")),
-			Leave:  key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "leave the workshop")),
+			Next:   key.NewBinding(key.WithKeys("tab", "shift+tab", "up", "down"), key.WithHelp("tab", loc.T("key.next_field"))),
+			Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.join"))),
+			Leave:  key.NewBinding(key.WithKeys("L"), key.WithHelp("L", loc.T("key.leave_the_workshop"))),
 		},
 		LiveQuiz: LiveQuiz{
-			Next: key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
+			Next: key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", loc.T("key.item"))),
 			Prev: key.NewBinding(key.WithKeys("left", "p")),
 		},
 		Board: Board{
-			Kata:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next kata")),
-			OpenLayer:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/O", "open/lock a layer")),
+			Kata:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", loc.T("key.next_kata"))),
+			OpenLayer:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/O", loc.T("key.open_lock_a_layer"))),
 			CloseLayer: key.NewBinding(key.WithKeys("O")),
-			OpenStep:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s/S", "open/lock a step")),
+			OpenStep:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s/S", loc.T("key.open_lock_a_step"))),
 			CloseStep:  key.NewBinding(key.WithKeys("S")),
-			Quiz:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "live quiz: next item")),
-			Quiz5:      key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "live quiz: next 5")),
-			Reveal:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reveal")),
-			EndQuiz:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "end the quiz")),
-			Up:         key.NewBinding(up, key.WithHelp("↑/↓", "scroll")),
+			Quiz:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", loc.T("key.live_quiz_next_item"))),
+			Quiz5:      key.NewBinding(key.WithKeys("5"), key.WithHelp("5", loc.T("key.live_quiz_next_5"))),
+			Reveal:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", loc.T("key.reveal"))),
+			EndQuiz:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", loc.T("key.end_the_quiz"))),
+			Up:         key.NewBinding(up, key.WithHelp("↑/↓", loc.T("key.scroll"))),
 			Down:       key.NewBinding(down),
 		},
 		Kata: Kata{
-			Next:     key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", "layer")),
+			Next:     key.NewBinding(key.WithKeys("right", "l", "tab"), key.WithHelp("←/→", loc.T("key.layer"))),
 			Prev:     key.NewBinding(key.WithKeys("left", "h", "shift+tab")),
-			Layer:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", "jump")),
-			Quiz:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "quiz")),
-			Drill:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill")),
-			Traps:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "traps")),
-			Task:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "task")),
-			Copy:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy a prompt")),
-			CopyCode: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy code")),
+			Layer:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-5", loc.T("key.jump"))),
+			Quiz:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", loc.T("key.quiz"))),
+			Drill:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", loc.T("key.drill"))),
+			Traps:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", loc.T("key.traps"))),
+			Task:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", loc.T("key.task"))),
+			Copy:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", loc.T("key.copy_a_prompt"))),
+			CopyCode: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", loc.T("key.copy_code"))),
 		},
 		Traps: Traps{
-			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drill these traps")),
+			Drill: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", loc.T("key.drill_these_traps"))),
 		},
 		Question: Question{
-			Mark:   key.NewBinding(key.WithKeys("space"), key.WithHelp("a-z/space", "mark")),
-			Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")),
+			Mark:   key.NewBinding(key.WithKeys("space"), key.WithHelp("a-z/space", loc.T("key.mark"))),
+			Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.answer"))),
 		},
 		Practice: Practice{
-			Next:    key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", "next")),
-			Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start over")),
+			Next:    key.NewBinding(key.WithKeys("n", "enter"), key.WithHelp("n/enter", loc.T("key.next"))),
+			Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", loc.T("key.start_over"))),
 		},
 		MockExam: MockExam{
-			Next:   key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", "item")),
+			Next:   key.NewBinding(key.WithKeys("right", "n"), key.WithHelp("←/→ n/p", loc.T("key.item"))),
 			Prev:   key.NewBinding(key.WithKeys("left", "p")),
-			Flag:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "flag")),
-			Jump:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump list")),
-			Go:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to item")),
-			Close:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", "close the list")),
-			Submit: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "submit")),
-			Yes:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "submit now")),
-			No:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep going")),
-			Review: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
-			Resume: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resume")),
-			New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new mock exam")),
+			Flag:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", loc.T("key.flag"))),
+			Jump:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", loc.T("key.jump_list"))),
+			Go:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.go_to_item"))),
+			Close:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o/esc", loc.T("key.close_the_list"))),
+			Submit: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", loc.T("key.submit"))),
+			Yes:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", loc.T("key.submit_now"))),
+			No:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", loc.T("key.keep_going"))),
+			Review: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", loc.T("key.review"))),
+			Resume: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", loc.T("key.resume"))),
+			New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", loc.T("key.new_mock_exam"))),
 		},
 		Task: Task{
-			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "create workspace")),
-			Grade:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "grade")),
-			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
-			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language")),
-			Up:       key.NewBinding(up, key.WithHelp("↑/↓", "select")),
+			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", loc.T("key.create_workspace"))),
+			Grade:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", loc.T("key.grade"))),
+			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", loc.T("key.edit_in_editor"))),
+			Language: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", loc.T("key.language"))),
+			Up:       key.NewBinding(up, key.WithHelp("↑/↓", loc.T("key.select"))),
 			Down:     key.NewBinding(down),
-			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read the step")),
-			PageUp:   key.NewBinding(pageUp, key.WithHelp("pgup/pgdn", "scroll")),
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", loc.T("key.read_the_step"))),
+			PageUp:   key.NewBinding(pageUp, key.WithHelp("pgup/pgdn", loc.T("key.scroll"))),
 			PageDown: key.NewBinding(pageDown),
 		},
 	}

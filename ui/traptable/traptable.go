@@ -60,28 +60,34 @@ const cellPadding = 1
 // are stacked instead: each trap followed by its labelled reasons. No line of the result is
 // wider than width.
 func Render(tables []katas.TrapTable, width int, s Styles) string {
+	return RenderIn(tables, width, s, Headers)
+}
+
+// RenderIn is Render with the column titles (and stacked labels) headers: Headers in the
+// reader's language. The packet's own header row is what the parser reads; this only shows.
+func RenderIn(tables []katas.TrapTable, width int, s Styles, headers []string) string {
 	width = max(width, 1)
 	var parts []string
 	for _, t := range tables {
 		title := s.Title.Render(ansi.Wrap(t.Title, width, ""))
-		parts = append(parts, title+"\n"+renderOne(t, width, s))
+		parts = append(parts, title+"\n"+renderOne(t, width, s, headers))
 	}
 	return strings.Join(parts, "\n\n")
 }
 
 // renderOne renders one table, falling back to the stacked layout when it does not fit.
-func renderOne(t katas.TrapTable, width int, s Styles) string {
-	if out, ok := renderTable(t, width, s); ok {
+func renderOne(t katas.TrapTable, width int, s Styles, headers []string) string {
+	if out, ok := renderTable(t, width, s, headers); ok {
 		return out
 	}
-	return renderStacked(t, width, s)
+	return renderStacked(t, width, s, headers)
 }
 
 // MinTableWidth is the narrowest width at which a trap table is drawn as a bordered table
 // (about 16 columns of text per cell); narrower, the rows are stacked.
 const MinTableWidth = 60
 
-func renderTable(t katas.TrapTable, width int, s Styles) (string, bool) {
+func renderTable(t katas.TrapTable, width int, s Styles, headers []string) (string, bool) {
 	if width < MinTableWidth {
 		return "", false
 	}
@@ -89,7 +95,7 @@ func renderTable(t katas.TrapTable, width int, s Styles) (string, bool) {
 		Border(lipgloss.RoundedBorder()).
 		BorderStyle(s.Border).
 		BorderRow(true).
-		Headers(Headers...).
+		Headers(headers...).
 		Wrap(true).
 		Width(width).
 		StyleFunc(func(row, _ int) lipgloss.Style {
@@ -110,18 +116,18 @@ func renderTable(t katas.TrapTable, width int, s Styles) (string, bool) {
 	return out, true
 }
 
-func renderStacked(t katas.TrapTable, width int, s Styles) string {
+func renderStacked(t katas.TrapTable, width int, s Styles, headers []string) string {
 	var b strings.Builder
 	for i, r := range t.Rows {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
 		c := cells(r, s)
-		b.WriteString(wrapHanging("• ", s.Label.Render(Headers[0]+": ")+c[0], width))
+		b.WriteString(wrapHanging("• ", s.Label.Render(headers[0]+": ")+c[0], width))
 		b.WriteString("\n")
-		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[1]+": ")+c[1], width))
+		b.WriteString(wrapHanging("  ", s.Label.Render(headers[1]+": ")+c[1], width))
 		b.WriteString("\n")
-		b.WriteString(wrapHanging("  ", s.Label.Render(Headers[2]+": ")+c[2], width))
+		b.WriteString(wrapHanging("  ", s.Label.Render(headers[2]+": ")+c[2], width))
 	}
 	return b.String()
 }

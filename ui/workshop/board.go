@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	kw "github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/board"
 	"github.com/kata-mcp/kata/ui/common"
@@ -41,6 +42,8 @@ type Options struct {
 	JoinLine, BoardURL string
 	// NoColor drops colours; Light picks styles for a light background.
 	NoColor, Light bool
+	// Loc words the board's counts in the instructor's language (nil: English).
+	Loc *i18n.Localizer
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Coalesce is how long the board waits after a change before drawing again, so a busy
@@ -99,7 +102,7 @@ func New(c Class, opts Options) Model {
 			}
 		}
 	}
-	return Model{c: c, opts: opts, st: common.NewStyles(!opts.Light, opts.NoColor), keys: keymap.Default(), view: c.View(), width: 100, height: 30}
+	return Model{c: c, opts: opts, st: common.NewStyles(!opts.Light, opts.NoColor), keys: keymap.New(opts.Loc), view: c.View(), width: 100, height: 30}
 }
 
 // Run shows the board on the terminal until the instructor quits or ctx ends.
@@ -162,7 +165,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		m.note = msg.note
 		if msg.err != nil {
-			m.note = "Not done: " + msg.err.Error()
+			m.note = m.opts.Loc.T("board.not_done", "Error", msg.err.Error())
 		}
 		m.view = m.c.View()
 	case tea.KeyPressMsg:
@@ -197,7 +200,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		id, name := col.ID, col.Layers[n-1]
 		return act(func(ctx context.Context) (string, error) {
 			_, err := m.c.Pace(ctx, kw.PacingRequest{Kata: id, Layers: n})
-			return fmt.Sprintf("%s: layers 1–%d open (up to %s).", id, n, name), err
+			return m.opts.Loc.T("board.layers_open", "Kata", id, "N", n, "Layer", name), err
 		})
 	case key.Matches(msg, k.OpenStep), key.Matches(msg, k.CloseStep):
 		p := open(col)
@@ -209,7 +212,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		id := col.ID
 		return act(func(ctx context.Context) (string, error) {
 			_, err := m.c.Pace(ctx, kw.PacingRequest{Kata: id, Steps: n})
-			return fmt.Sprintf("%s: task steps 1–%d open.", id, n), err
+			return m.opts.Loc.T("board.steps_open", "Kata", id, "N", n), err
 		})
 	case key.Matches(msg, k.Quiz), key.Matches(msg, k.Quiz5):
 		n := 1
@@ -219,17 +222,17 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		id := col.ID
 		return act(func(ctx context.Context) (string, error) {
 			q, err := m.c.StartQuiz(ctx, kw.QuizRequest{Kata: id, Count: n})
-			return "Live quiz started: " + strings.Join(q.Items, ", ") + ".", err
+			return m.opts.Loc.T("board.quiz_started", "Items", strings.Join(q.Items, ", ")), err
 		})
 	case key.Matches(msg, k.Reveal):
 		return act(func(ctx context.Context) (string, error) {
 			_, err := m.c.Reveal(ctx)
-			return "Revealed to everyone.", err
+			return m.opts.Loc.T("board.revealed"), err
 		})
 	case key.Matches(msg, k.EndQuiz):
 		return act(func(ctx context.Context) (string, error) {
 			_, err := m.c.CloseQuiz(ctx)
-			return "The live quiz is over.", err
+			return m.opts.Loc.T("live.over_note"), err
 		})
 	}
 	return nil
@@ -249,37 +252,40 @@ func (m Model) render() string {
 	w := m.width
 	var top []string
 	add := func(lines *[]string, s string) { *lines = append(*lines, strings.Split(s, "\n")...) }
-	head := st.Title.Render("kata serve — workshop "+m.view.Code) + st.Subtle.Render(" · "+common.Count(m.view.Summary.Learners, "learner", "learners"))
+	loc := m.opts.Loc
+	head := st.Title.Render(loc.T("board.title", "Code", m.view.Code)) + st.Subtle.Render(" · "+loc.N("count.learner", m.view.Summary.Learners))
 	if m.view.Closed {
-		head += st.Fail.Render(" · closed")
+		head += st.Fail.Render(" · " + loc.T("board.closed"))
 	}
 	add(&top, common.Truncate(head, w))
+	label := labels(loc.T("board.join"), loc.T("board.board"), loc.T("board.kata"), loc.T("board.open"), loc.T("board.quiz"))
 	if m.opts.JoinLine != "" {
-		add(&top, common.Truncate(st.Label.Render("Join  ")+m.opts.JoinLine, w))
+		add(&top, common.Truncate(st.Label.Render(label[0])+m.opts.JoinLine, w))
 	}
 	if m.opts.BoardURL != "" {
-		add(&top, common.Truncate(st.Label.Render("Board ")+st.Subtle.Render(m.opts.BoardURL), w))
+		add(&top, common.Truncate(st.Label.Render(label[1])+st.Subtle.Render(m.opts.BoardURL), w))
 	}
 	add(&top, "")
 	col := m.column()
 	if col == nil {
-		add(&top, "The workshop has no kata this server knows.")
+		add(&top, loc.T("board.no_kata"))
 		return strings.Join(top, "\n")
 	}
 	p := open(col)
 	which := ""
 	if len(m.view.Katas) > 1 {
-		which = fmt.Sprintf(" (%d of %d, %s: next)", m.kata+1, len(m.view.Katas), keymap.Name(m.keys.Board.Kata))
+		which = " " + loc.T("board.which", "N", m.kata+1, "Total", len(m.view.Katas), "Key", keymap.Name(m.keys.Board.Kata))
 	}
-	add(&top, common.Truncate(st.Label.Render("Kata  ")+col.ID+which, w))
-	add(&top, common.Truncate(st.Label.Render("Open  ")+fmt.Sprintf("layers 1–%d of %d (up to %s) · task steps 1–%d of %d", p.Layers, len(col.Layers), col.Layers[max(p.Layers, 1)-1], p.Steps, col.Steps), w))
+	add(&top, common.Truncate(st.Label.Render(label[2])+col.ID+which, w))
+	add(&top, common.Truncate(st.Label.Render(label[3])+loc.T("board.open_line", "Layers", p.Layers, "AllLayers", len(col.Layers), "Layer", col.Layers[max(p.Layers, 1)-1], "Steps", p.Steps, "AllSteps", col.Steps), w))
 	top = append(top, m.quizLines()...)
 	add(&top, "")
 
 	var bottom []string
 	add(&bottom, "")
-	add(&bottom, common.Truncate(st.Label.Render("Missed most  ")+m.misses(), w))
-	add(&bottom, common.WrapHanging(st.Label.Render("Attention    "), m.attention(), w))
+	low := labels(loc.T("board.missed"), loc.T("board.attention"))
+	add(&bottom, common.Truncate(st.Label.Render(low[0]+" ")+m.misses(), w))
+	add(&bottom, common.WrapHanging(st.Label.Render(low[1]+" "), m.attention(), w))
 	if m.note != "" {
 		add(&bottom, st.Accent.Render(common.Truncate(m.note, w)))
 	}
@@ -298,14 +304,15 @@ func (m Model) table(col *board.Column, h int) []string {
 		nameW = max(nameW, min(lipgloss.Width(r.Name), 24))
 	}
 	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(n-lipgloss.Width(s), 0)) }
-	lines := []string{st.Label.Render(pad("learner", nameW+2) + pad("layer", 18) + pad("quiz", 8) + "grade")}
+	loc := m.opts.Loc
+	lines := []string{st.Label.Render(pad(loc.T("board.col_learner"), nameW+2) + pad(loc.T("board.col_layer"), 18) + pad(loc.T("board.col_quiz"), 8) + loc.T("board.col_grade"))}
 	if len(m.view.Rows) == 0 {
-		return append(lines, st.Subtle.Render("No learner has joined yet."))
+		return append(lines, st.Subtle.Render(loc.T("board.no_learner")))
 	}
 	rows := m.view.Rows[min(m.top, len(m.view.Rows)-1):]
 	for n, r := range rows {
 		if n >= h-1 {
-			lines[len(lines)-1] = st.Subtle.Render(fmt.Sprintf("… %d more (↓ to scroll)", len(rows)-n+1))
+			lines[len(lines)-1] = st.Subtle.Render(loc.T("board.more_rows", "N", len(rows)-n+1))
 			break
 		}
 		c := board.Cell{}
@@ -314,7 +321,7 @@ func (m Model) table(col *board.Column, h int) []string {
 		}
 		name := common.Truncate(r.Name, nameW)
 		if r.Left {
-			name = st.Subtle.Render(name + " (left)")
+			name = st.Subtle.Render(name + " " + loc.T("board.left"))
 		} else if len(r.Flags) > 0 {
 			name = st.Fail.Render(name + " !")
 		}
@@ -339,11 +346,13 @@ func (m Model) table(col *board.Column, h int) []string {
 // quizLines describe the live quiz: each item's distribution, and once revealed its key.
 func (m Model) quizLines() []string {
 	st := m.st
+	loc := m.opts.Loc
 	q := m.view.Summary.Quiz
+	label := labels(loc.T("board.join"), loc.T("board.board"), loc.T("board.kata"), loc.T("board.open"), loc.T("board.quiz"))[4]
 	if q == nil {
-		return []string{st.Label.Render("Quiz  ") + st.Subtle.Render("none: "+keymap.Says(m.keys.Board.Quiz, "start one"))}
+		return []string{st.Label.Render(label) + st.Subtle.Render(loc.T("board.no_quiz", "Start", keymap.Says(m.keys.Board.Quiz, loc.T("board.start_one"))))}
 	}
-	lines := []string{common.Truncate(st.Label.Render("Quiz  ")+q.Kata+" · "+q.State, m.width)}
+	lines := []string{common.Truncate(st.Label.Render(label)+q.Kata+" · "+q.State, m.width)}
 	for _, it := range q.Items {
 		var parts []string
 		key := ""
@@ -353,9 +362,9 @@ func (m Model) quizLines() []string {
 				key += o.ID
 			}
 		}
-		line := fmt.Sprintf("      %s · %s: %s", it.ID, common.Count(it.Answered, "answer", "answers"), strings.Join(parts, " · "))
+		line := fmt.Sprintf("      %s · %s: %s", it.ID, m.opts.Loc.N("count.answer", it.Answered), strings.Join(parts, " · "))
 		if key != "" {
-			line += st.Pass.Render(" · key " + key)
+			line += st.Pass.Render(" · " + loc.T("board.key", "Key", key))
 		}
 		lines = append(lines, common.Truncate(line, m.width))
 	}
@@ -369,17 +378,19 @@ func (m Model) misses() string {
 	for _, r := range s.Rules[:min(len(s.Rules), 4)] {
 		parts = append(parts, fmt.Sprintf("%s (%d)", r.ID, r.Count))
 	}
-	rules := "rules: none"
+	loc := m.opts.Loc
+	none := loc.T("board.none")
+	rules := loc.T("board.rules", "List", none)
 	if len(parts) > 0 {
-		rules = "rules: " + strings.Join(parts, ", ")
+		rules = loc.T("board.rules", "List", strings.Join(parts, ", "))
 	}
 	parts = nil
 	for _, it := range s.Items[:min(len(s.Items), 4)] {
 		parts = append(parts, fmt.Sprintf("%s (%d)", it.ID, it.Count))
 	}
-	items := "items: none"
+	items := loc.T("board.items", "List", none)
 	if len(parts) > 0 {
-		items = "items: " + strings.Join(parts, ", ")
+		items = loc.T("board.items", "List", strings.Join(parts, ", "))
 	}
 	return rules + " · " + items
 }
@@ -388,14 +399,14 @@ func (m Model) misses() string {
 func (m Model) attention() string {
 	a := m.view.Summary.Attention
 	if len(a) == 0 {
-		return "nobody"
+		return m.opts.Loc.T("board.nobody")
 	}
 	var parts []string
 	for _, f := range a[:min(len(a), 6)] {
 		parts = append(parts, f.Name+": "+f.Why)
 	}
 	if len(a) > 6 {
-		parts = append(parts, fmt.Sprintf("and %d more", len(a)-6))
+		parts = append(parts, m.opts.Loc.T("board.and_more", "N", len(a)-6))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -407,5 +418,19 @@ func (m Model) help() string {
 	for _, b := range []key.Binding{k.OpenLayer, k.OpenStep, k.Quiz, k.Quiz5, k.Reveal, k.EndQuiz, k.Kata, k.Up} {
 		parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 	}
-	return strings.Join(parts, " • ") + " • q stop the server"
+	return strings.Join(parts, " • ") + " • " + m.opts.Loc.T("board.stop", "Key", keymap.Name(m.keys.Quit))
+}
+
+// labels pads the labels of one column to the widest and a space more, so the values after
+// them line up in every language.
+func labels(ls ...string) []string {
+	w := 0
+	for _, l := range ls {
+		w = max(w, lipgloss.Width(l))
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l + strings.Repeat(" ", w-lipgloss.Width(l)+1)
+	}
+	return out
 }

@@ -4,12 +4,12 @@
 package deck
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
@@ -284,14 +284,14 @@ func (m *Model) refresh() {
 }
 
 // ratingWords says what a rating means for the card.
-func ratingWords(r srs.Rating) string {
+func (m *Model) ratingWords(r srs.Rating) string {
 	switch r {
 	case srs.Again:
-		return "rated again: it comes back soon"
+		return m.c.T("deck.rated_again")
 	case srs.Easy:
-		return "rated easy: right and quick, it comes back much later"
+		return m.c.T("deck.rated_easy")
 	default:
-		return "rated good: it comes back later"
+		return m.c.T("deck.rated_good")
 	}
 }
 
@@ -313,7 +313,8 @@ func (m *Model) content() (string, int, bool) {
 	switch {
 	case c.Trap != "":
 		add("")
-		add(st.Label.Render("  Trap: ") + common.WrapHanging("", c.Trap, max(w-8, 1)))
+		label := "  " + m.c.T("deck.trap") + " "
+		add(st.Label.Render(label) + common.WrapHanging("", c.Trap, max(w-lipgloss.Width(label), 1)))
 	default:
 		if titled {
 			add(m.stem.View(c.Kata+"#"+c.ItemID, c.StemMD, w))
@@ -324,28 +325,28 @@ func (m *Model) content() (string, int, bool) {
 	add("")
 	if m.answer == nil {
 		if c.Choose > 1 {
-			add(question.ChooseHint(st, m.c.Keys, c.Choose, m.a.Marked()))
+			add(question.ChooseHint(st, m.c.Keys, m.c.Loc, c.Choose, m.a.Marked()))
 			add("")
 		}
-		opts, cursor := m.a.Lines(st, w, true)
+		opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 		base := len(lines)
 		lines = append(lines, opts...)
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)
-	add(common.HangUnder(question.Verdict(st, c.Opts, m.answer.correct)+st.Subtle.Render(" · "+ratingWords(m.answer.rating)), 4, w))
+	add(common.HangUnder(question.Verdict(st, m.c.Loc, c.Opts, m.answer.correct)+st.Subtle.Render(" · "+m.ratingWords(m.answer.rating)), 4, w))
 	if c.Why != "" {
-		add(common.WrapHanging("  Why it fails: ", c.Why, w))
+		add(common.WrapHanging("  "+m.c.T("deck.why")+" ", c.Why, w))
 	}
 	if !m.answer.correct && m.opts.Requeue {
-		add(st.Subtle.Render("  This trap comes back later in the drill."))
+		add(st.Subtle.Render("  " + m.c.T("deck.requeued")))
 	}
 	add("")
-	lines = append(lines, question.Reveal(st, w, c.Opts, m.answer.chosen)...)
+	lines = append(lines, question.Reveal(st, m.c.Loc, w, c.Opts, m.answer.chosen)...)
 	add("")
-	nextWord := "next"
+	nextWord := m.c.T("deck.next")
 	if m.idx+1 >= len(m.deck) {
-		nextWord = "see the summary"
+		nextWord = m.c.T("deck.see_summary")
 	}
 	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Next, nextWord)))
 	return strings.Join(lines, "\n"), verdict, true
@@ -373,9 +374,9 @@ func (m *Model) summary() string {
 	total := len(order)
 	pct := common.PercentOf(right, total)
 	var b strings.Builder
-	b.WriteString(st.Title.Render(fmt.Sprintf("  Score: %d/%d (%d%%)", right, total, pct)))
+	b.WriteString(st.Title.Render("  " + m.c.T("deck.score", "Right", right, "Total", total, "Percent", pct)))
 	if m.opts.Requeue {
-		b.WriteString(st.Subtle.Render(" right the first time"))
+		b.WriteString(st.Subtle.Render(" " + m.c.T("deck.first_time")))
 	}
 	b.WriteString("\n\n")
 	var missed []string
@@ -390,18 +391,18 @@ func (m *Model) summary() string {
 		missed = append(missed, common.WrapHanging("  • ", label, m.c.Width))
 	}
 	if len(missed) == 0 {
-		b.WriteString(st.Pass.Render("  No misses."))
+		b.WriteString(st.Pass.Render("  " + m.c.T("deck.no_misses")))
 	} else {
-		b.WriteString(st.Label.Render("  Missed:"))
+		b.WriteString(st.Label.Render("  " + m.c.T("deck.missed")))
 		b.WriteString("\n")
 		b.WriteString(strings.Join(missed, "\n"))
 	}
 	b.WriteString("\n\n")
 	if m.c.Store != nil {
-		b.WriteString(st.Subtle.Render(common.WrapHanging("  ", "Every answer was recorded and its card rescheduled; missed cards come back sooner.", m.c.Width)))
+		b.WriteString(st.Subtle.Render(common.WrapHanging("  ", m.c.T("deck.recorded"), m.c.Width)))
 		b.WriteString("\n")
 	}
-	b.WriteString(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Restart, "start over") + " · " + keymap.Says(m.c.Keys.Back, "back")))
+	b.WriteString(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Practice.Restart, m.c.T("key.start_over")) + " · " + keymap.Says(m.c.Keys.Back, m.c.T("key.back"))))
 	return b.String()
 }
 
@@ -413,10 +414,10 @@ func (m *Model) View() string {
 	}
 	var head string
 	if m.finished {
-		head = st.Title.Render(m.opts.Title) + " " + st.Subtle.Render("— done")
+		head = st.Title.Render(m.opts.Title) + " " + st.Subtle.Render("— "+m.c.T("deck.done"))
 	} else {
 		noun := m.opts.Noun
-		head = st.Title.Render(fmt.Sprintf("%s %d of %d", noun, m.idx+1, len(m.deck))) + " " + st.Subtle.Render("· "+m.cur().Head)
+		head = st.Title.Render(m.c.T("deck.progress", "Noun", noun, "N", m.idx+1, "Total", len(m.deck))) + " " + st.Subtle.Render("· "+m.cur().Head)
 	}
 	return common.Truncate(head, m.c.Width) + "\n\n" + m.vp.View()
 }

@@ -4,7 +4,6 @@
 package question
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
@@ -35,11 +35,11 @@ func Choices(q exam.Question) []Choice {
 }
 
 // DrillChoices turns a drill question's rows into choices: each offers its correct pattern, and
-// once revealed says which trap it is the pattern for.
-func DrillChoices(q exam.DrillQuestion) []Choice {
+// once revealed says (in loc's language) which trap it is the pattern for.
+func DrillChoices(q exam.DrillQuestion, loc *i18n.Localizer) []Choice {
 	var cs []Choice
 	for i, o := range q.Options {
-		note := "The pattern for: " + common.Inline(o.Trap)
+		note := loc.T("question.pattern_for", "Trap", common.Inline(o.Trap))
 		cs = append(cs, Choice{ID: Letter(i), Text: common.Inline(o.Correct), Key: o == q.Row, Note: note})
 	}
 	return cs
@@ -53,8 +53,19 @@ type Model struct {
 	choose int             // how many options make an answer (1 for single-answer items)
 	cursor int             // display position of the highlighted option
 	marked map[string]bool // option ids marked so far
-	note   string          // a one-line hint after a refused mark
+	note   note            // the hint after a refused mark or answer
 }
+
+// note is the hint a question shows after a refused key.
+type note int
+
+// The hints: none, "unmark one first" (a mark past the count), "choose exactly n" (an answer
+// short of it).
+const (
+	noNote note = iota
+	fullNote
+	shortNote
+)
 
 // New returns the question of opts (display order) answered by choose options (at least 1).
 func New(opts []Choice, choose int) Model {
@@ -86,7 +97,7 @@ func (a *Model) mark(i int) bool {
 	}
 	a.cursor = i
 	id := a.opts[i].ID
-	a.note = ""
+	a.note = noNote
 	switch {
 	case a.choose == 1:
 		if a.marked[id] && len(a.marked) == 1 {
@@ -96,7 +107,7 @@ func (a *Model) mark(i int) bool {
 	case a.marked[id]:
 		delete(a.marked, id)
 	case len(a.marked) >= a.choose:
-		a.note = fmt.Sprintf("Choose exactly %d: unmark one first.", a.choose)
+		a.note = fullNote
 		return false
 	default:
 		a.marked[id] = true
@@ -139,7 +150,7 @@ func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap) Result {
 		if a.complete() {
 			return Answered
 		}
-		a.note = fmt.Sprintf("Choose exactly %d (%d marked).", a.choose, len(a.marked))
+		a.note = shortNote
 		return Moved
 	case letter >= 0 && letter < len(a.opts):
 		if a.mark(letter) {
@@ -151,8 +162,9 @@ func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap) Result {
 }
 
 // Lines lays out the options for answering: cursor, mark boxes (multiple-response items, or
-// every item when radio is set) and the letters. It returns the lines and the cursor's line.
-func (a *Model) Lines(st *common.Styles, w int, radio bool) ([]string, int) {
+// every item when radio is set) and the letters, with a refused key's hint in loc's language.
+// It returns the lines and the cursor's line.
+func (a *Model) Lines(st *common.Styles, loc *i18n.Localizer, w int, radio bool) ([]string, int) {
 	var lines []string
 	cursorLine := -1
 	for i, o := range a.opts {
@@ -180,26 +192,33 @@ func (a *Model) Lines(st *common.Styles, w int, radio bool) ([]string, int) {
 		}
 		lines = append(lines, strings.Split(text, "\n")...)
 	}
-	if a.note != "" {
-		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", a.note, w)))
+	var hint string
+	switch a.note {
+	case fullNote:
+		hint = loc.N("question.unmark_first", a.choose)
+	case shortNote:
+		hint = loc.N("question.choose_exactly", a.choose, "Marked", len(a.marked))
+	}
+	if hint != "" {
+		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", hint, w)))
 	}
 	return lines, cursorLine
 }
 
 // Reveal lays out the answered options: each with [key] and [your choice] tags and its note
-// (the rationale) beneath.
-func Reveal(st *common.Styles, w int, opts []Choice, chosen []string) []string {
+// (the rationale) beneath, the tags in loc's language.
+func Reveal(st *common.Styles, loc *i18n.Localizer, w int, opts []Choice, chosen []string) []string {
 	var lines []string
 	for i, o := range opts {
 		var tags []string
 		if o.Key {
-			tags = append(tags, st.Pass.Render("[key]"))
+			tags = append(tags, st.Pass.Render(loc.T("question.tag_key")))
 		}
 		if slices.Contains(chosen, o.ID) {
 			if o.Key {
-				tags = append(tags, st.Pass.Render("[your choice]"))
+				tags = append(tags, st.Pass.Render(loc.T("question.tag_choice")))
 			} else {
-				tags = append(tags, st.Fail.Render("[your choice]"))
+				tags = append(tags, st.Fail.Render(loc.T("question.tag_choice")))
 			}
 		}
 		text := o.Text
@@ -218,11 +237,11 @@ func Reveal(st *common.Styles, w int, opts []Choice, chosen []string) []string {
 }
 
 // Verdict says whether the answer was right, naming the key's letters when it was not.
-func Verdict(st *common.Styles, opts []Choice, correct bool) string {
+func Verdict(st *common.Styles, loc *i18n.Localizer, opts []Choice, correct bool) string {
 	if correct {
-		return st.Pass.Render("  ✓ correct")
+		return st.Pass.Render("  " + loc.T("question.correct"))
 	}
-	return st.Fail.Render("  ✗ incorrect") + " — the key is " + KeyLetters(opts)
+	return st.Fail.Render("  "+loc.T("question.incorrect")) + " — " + loc.T("question.key_is", "Letters", KeyLetters(opts))
 }
 
 // KeyLetters lists the display letters of the keyed options: "b" or "a, c".
@@ -251,8 +270,8 @@ func Exactly(opts []Choice, chosen []string) bool {
 }
 
 // ChooseHint tells how to answer a multiple-response item.
-func ChooseHint(st *common.Styles, km *keymap.KeyMap, choose, marked int) string {
-	return st.Subtle.Render(fmt.Sprintf("  Choose %d: mark with the letters or %s, then %s. (%d marked)", choose, keymap.Key(km.Question.Mark), keymap.Key(km.Question.Answer), marked))
+func ChooseHint(st *common.Styles, km *keymap.KeyMap, loc *i18n.Localizer, choose, marked int) string {
+	return st.Subtle.Render("  " + loc.N("question.choose_hint", choose, "Mark", keymap.Key(km.Question.Mark), "Answer", keymap.Key(km.Question.Answer), "Marked", marked))
 }
 
 // Letter is the display letter of position i: "a" for 0.

@@ -3,7 +3,6 @@
 package catalog
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -54,7 +53,7 @@ func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
 	ps := m.all
-	return m.c.Read("reading progress", func(s common.Store) (tea.Msg, error) {
+	return m.c.Read(m.c.T("store.reading_progress"), func(s common.Store) (tea.Msg, error) {
 		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
 		for _, p := range ps {
 			sum, err := s.Summary(p.ID, now)
@@ -109,8 +108,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 // HelpNote says what the filter matches and what l does.
 func (m *Model) HelpNote() string {
 	k := m.c.Keys
-	return keymap.Name(k.Find.Open) + " filters the katas by title, id and summary as you type; " + keymap.Name(k.Find.Done) + " keeps the filter, " + keymap.Name(k.Back) + " drops it. " +
-		keymap.Name(k.Catalog.Language) + " picks the language of the workspace the task screen creates for the kata under the cursor (python, node or go), remembered for that kata."
+	return m.c.T("catalog.help_note", "Find", keymap.Name(k.Find.Open), "Done", keymap.Name(k.Find.Done), "Back", keymap.Name(k.Back), "Language", keymap.Name(k.Catalog.Language))
 }
 
 // Typing reports whether the filter is being typed (keys are text then).
@@ -257,8 +255,8 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := fmt.Sprintf("  %s · %s · %s · %s workspace · %s", common.Count(p.Counts.Items, "item", "items"), common.Count(p.Counts.Traps, "trap", "traps"), common.Count(p.Counts.Fixtures, "fixture", "fixtures"), m.language(p), p.Source)
-	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", strings.TrimPrefix(counts, "  "), m.c.Width)), "\n")...)
+	counts := m.c.T("catalog.counts", "Items", m.c.N("count.item", p.Counts.Items), "Traps", m.c.N("count.trap", p.Counts.Traps), "Fixtures", m.c.N("count.fixture", p.Counts.Fixtures), "Language", m.language(p), "Source", p.Source)
+	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", counts, m.c.Width)), "\n")...)
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
 	}
@@ -268,18 +266,18 @@ func (m *Model) entry(i int) []string {
 // progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
 func (m *Model) progressLine(p katas.Entry, sum progress.KataSummary) string {
 	st := m.c.Styles
-	parts := []string{fmt.Sprintf("read %d/%d layers", len(sum.LayersRead), len(p.Layers))}
+	parts := []string{m.c.T("catalog.read", "Read", len(sum.LayersRead), "Total", len(p.Layers))}
 	if b := sum.BestExam; b != nil {
-		parts = append(parts, fmt.Sprintf("best mock exam %d (raw %d/%d)", b.Scaled, b.Points, b.Max))
+		parts = append(parts, m.c.T("catalog.best_mock", "Scaled", b.Scaled, "Points", b.Points, "Max", b.Max))
 	} else {
-		parts = append(parts, "no mock exam yet")
+		parts = append(parts, m.c.T("catalog.no_mock"))
 	}
 	if g := sum.LastGrade; g != nil {
-		parts = append(parts, "last grade "+st.Mark(g.Status)+fmt.Sprintf(" %d/%d", g.Passed, g.Passed+g.Failed+g.Errored))
+		parts = append(parts, m.c.T("catalog.last_grade", "Mark", st.Mark(g.Status), "Passed", g.Passed, "Total", g.Passed+g.Failed+g.Errored))
 	} else {
-		parts = append(parts, "not graded yet")
+		parts = append(parts, m.c.T("catalog.not_graded"))
 	}
-	parts = append(parts, fmt.Sprintf("%d due", sum.Due))
+	parts = append(parts, m.c.N("catalog.due", sum.Due))
 	return strings.Join(parts, " · ")
 }
 
@@ -287,29 +285,29 @@ func (m *Model) progressLine(p katas.Entry, sum progress.KataSummary) string {
 func (m *Model) View() string {
 	st := m.c.Styles
 	k := m.c.Keys.Catalog
-	sub := common.Count(len(m.all), "kata", "katas")
+	sub := m.c.N("count.kata", len(m.all))
 	if m.c.Store != nil {
-		sub += fmt.Sprintf(" · due today (%d): %s review", m.due, keymap.Name(k.Review))
+		sub += " · " + m.c.T("catalog.due_today", "Due", m.due, "Key", keymap.Name(k.Review))
 	} else {
-		sub += " · " + keymap.Name(k.Review) + " review"
+		sub += " · " + m.c.T("catalog.review", "Key", keymap.Name(k.Review))
 	}
 	if m.open {
-		sub += " · " + keymap.Name(k.MockExam) + " resume the unfinished mock exam"
+		sub += " · " + m.c.T("catalog.resume_mock", "Key", keymap.Name(k.MockExam))
 	} else {
-		sub += " · " + keymap.Name(k.MockExam) + " mock exam"
+		sub += " · " + m.c.T("catalog.mock", "Key", keymap.Name(k.MockExam))
 	}
 	if ws := m.c.WorkshopStatus(); ws.Conn != "" {
 		// In a workshop the connection state shows in one word, first so it is never cut.
-		sub = "workshop " + ws.Code + ": " + string(ws.Conn) + " · " + sub
+		sub = m.c.T("catalog.workshop", "Code", ws.Code, "Conn", m.c.ConnName(ws.Conn)) + " · " + sub
 	}
-	head := []string{st.Title.Render("kata — MCP engineering katas"), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
+	head := []string{st.Title.Render(m.c.T("catalog.title")), st.Subtle.Render(common.Truncate(sub, m.c.Width)), ""}
 	if len(m.skipped) > 0 {
 		var warn []string
 		for _, l := range m.skipped {
 			warn = append(warn, strings.Split(common.WrapHanging("⚠ ", l, m.c.Width), "\n")...)
 		}
 		if len(warn) > maxSkippedLines {
-			warn = append(warn[:maxSkippedLines-1], "  … (kata validate DIR lists every problem)")
+			warn = append(warn[:maxSkippedLines-1], m.c.T("catalog.skipped_more"))
 		}
 		for i := range warn {
 			warn[i] = st.Fail.Render(common.Truncate(warn[i], m.c.Width))
@@ -317,15 +315,15 @@ func (m *Model) View() string {
 		head = append(head[:2], append(warn, "")...)
 	}
 	if m.filter.Active() {
-		status := fmt.Sprintf("%d of %s", len(m.packets), common.Count(len(m.all), "kata", "katas"))
+		status := m.c.T("common.of", "Shown", len(m.packets), "Total", m.c.N("count.kata", len(m.all)))
 		head[2] = m.filter.View(st, status, m.c.Width)
 		head = append(head, "")
 	}
 	switch {
 	case len(m.packets) == 0 && m.filter.Active():
-		return strings.Join(append(head, common.WrapHanging("  ", "No kata matches “"+m.filter.Query()+"”: "+keymap.Name(m.c.Keys.Back)+" drops the filter.", m.c.Width)), "\n")
+		return strings.Join(append(head, common.WrapHanging("  ", m.c.T("catalog.no_match", "Query", m.filter.Query(), "Key", keymap.Name(m.c.Keys.Back)), m.c.Width)), "\n")
 	case len(m.packets) == 0:
-		return strings.Join(append(head, "No packets found."), "\n")
+		return strings.Join(append(head, m.c.T("catalog.none")), "\n")
 	}
 	room := max(m.c.Height-len(head), 1)
 	entries := make([][]string, len(m.packets))
@@ -377,7 +375,7 @@ func (m *Model) window(entries [][]string, room int) []string {
 	}
 	st := m.c.Styles
 	if f > 0 {
-		lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↑ %s above", common.Count(f, "more kata", "more katas"))))
+		lines = append(lines, st.Subtle.Render("  "+m.c.N("catalog.above", f)))
 	}
 	for i := f; i < n; i++ {
 		rest := room - len(lines)
@@ -399,7 +397,7 @@ func (m *Model) window(entries [][]string, room int) []string {
 			hidden--
 		}
 		if hidden > 0 {
-			lines = append(lines, st.Subtle.Render(fmt.Sprintf("  ↓ %s below", common.Count(hidden, "more kata", "more katas"))))
+			lines = append(lines, st.Subtle.Render("  "+m.c.N("catalog.below", hidden)))
 		}
 		break
 	}

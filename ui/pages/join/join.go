@@ -4,12 +4,12 @@ package join
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/learner"
@@ -44,7 +44,7 @@ type (
 // New returns the workshop screen.
 func New(c common.Common) *Model {
 	m := &Model{c: c, addr: field.Model{Placeholder: "http://10.0.0.5:7878/ABCD-1234", Limit: 300},
-		name: field.Model{Placeholder: "the name your instructor sees", Limit: workshop.MaxName}}
+		name: field.Model{Placeholder: c.T("join.name_placeholder"), Limit: workshop.MaxName}}
 	m.addr.Focus()
 	return m
 }
@@ -89,7 +89,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.err = msg.err.Error()
 			return nil
 		}
-		m.err, m.note = "", "Joined. Your progress now shows on your instructor's board."
+		m.err, m.note = "", m.c.T("join.joined")
 		return nil
 	case leftMsg:
 		m.busy = ""
@@ -97,9 +97,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case msg.err != nil:
 			m.err = msg.err.Error()
 		case msg.dropped > 0:
-			m.note = fmt.Sprintf("Left the workshop; %s not sent were dropped.", common.Count(msg.dropped, "event", "events"))
+			m.note = m.c.N("join.left_dropped", msg.dropped)
 		default:
-			m.note = "Left the workshop. Self-study as before: every layer is open."
+			m.note = m.c.T("join.left")
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -109,7 +109,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		k := m.c.Keys.Join
 		if m.joined() {
 			if key.Matches(msg, k.Leave) {
-				m.busy, m.note, m.err = "Leaving…", "", ""
+				m.busy, m.note, m.err = m.c.T("join.leaving"), "", ""
 				return m.leave()
 			}
 			return nil
@@ -161,10 +161,10 @@ func (m *Model) join() tea.Cmd {
 		return nil
 	}
 	if name == "" {
-		m.err = "Give the name your instructor will see."
+		m.err = m.c.T("join.need_name")
 		return nil
 	}
-	m.busy, m.err, m.note = "Joining…", "", ""
+	m.busy, m.err, m.note = m.c.T("join.joining"), "", ""
 	ws := m.c.Workshop
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
@@ -188,22 +188,22 @@ func (m *Model) leave() tea.Cmd {
 func (m *Model) View() string {
 	st := m.c.Styles
 	w := m.c.Width
-	lines := []string{st.Title.Render("Workshop"), ""}
+	lines := []string{st.Title.Render(m.c.T("join.title")), ""}
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 	ws := m.c.WorkshopStatus()
 	if ws.Conn != learner.NotJoined {
-		add(common.WrapHanging("  ", fmt.Sprintf("In workshop %s as %s — %s.", ws.Code, ws.Name, ws.Conn), w))
-		add(st.Subtle.Render(common.WrapHanging("  ", "Address: "+ws.URL+" · katas: "+strings.Join(ws.Katas, ", "), w)))
+		add(common.WrapHanging("  ", m.c.T("join.in_workshop", "Code", ws.Code, "Name", ws.Name, "Conn", m.c.ConnName(ws.Conn)), w))
+		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("join.address_katas", "URL", ws.URL, "Katas", strings.Join(ws.Katas, ", ")), w)))
 		if ws.Queued > 0 {
-			add(common.WrapHanging("  ", common.Count(ws.Queued, "event waits", "events wait")+" to be sent; they go as soon as the server answers.", w))
+			add(common.WrapHanging("  ", m.c.N("join.queued", ws.Queued), w))
 		}
 		if ws.Err != "" && ws.Conn != learner.Live {
-			add(st.Subtle.Render(common.WrapHanging("  ", "Last failure: "+ws.Err, w)))
+			add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("join.last_failure", "Error", ws.Err), w)))
 		}
 		add("")
-		add(st.Subtle.Render(common.WrapHanging("  ", "Your instructor sees the layers you open, your quiz and exam answers and your grades (each test's result and rule, never your code). "+keymap.Says(m.c.Keys.Join.Leave, "leave")+".", w)))
+		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("join.sees", "Leave", keymap.Says(m.c.Keys.Join.Leave, m.c.T("join.leave"))), w)))
 	} else {
-		add(common.WrapHanging("  ", "Join your instructor's workshop with the address they gave (kata serve prints it).", w))
+		add(common.WrapHanging("  ", m.c.T("join.intro"), w))
 		add("")
 		label := func(s string, i int) string {
 			if i == m.focus {
@@ -211,10 +211,13 @@ func (m *Model) View() string {
 			}
 			return st.Label.Render(s)
 		}
-		add("  " + label("Address   ", 0) + m.addr.View(st, w-12))
-		add("  " + label("Your name ", 1) + m.name.View(st, w-12))
+		addr, name := m.c.T("join.address"), m.c.T("join.your_name")
+		pad := max(lipgloss.Width(addr), lipgloss.Width(name)) + 1
+		fill := func(s string) string { return s + strings.Repeat(" ", pad-lipgloss.Width(s)) }
+		add("  " + label(fill(addr), 0) + m.addr.View(st, w-2-pad))
+		add("  " + label(fill(name), 1) + m.name.View(st, w-2-pad))
 		add("")
-		add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Join.Submit, "join") + " · " + keymap.Says(m.c.Keys.Join.Next, "next field") + " · esc: back"))
+		add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.Join.Submit, m.c.T("key.join")) + " · " + keymap.Says(m.c.Keys.Join.Next, m.c.T("key.next_field")) + " · " + keymap.Says(m.c.Keys.Back, m.c.T("key.back"))))
 	}
 	if m.busy != "" {
 		add("")

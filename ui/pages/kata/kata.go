@@ -5,7 +5,6 @@
 package kata
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -102,7 +101,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // HelpNote says when a layer counts as read.
 func (m *Model) HelpNote() string {
-	return fmt.Sprintf("A layer counts as read (the catalog's \"read N/5 layers\") once you have scrolled to its end and it has been on screen as long as skimming it takes: %d words a minute, %d seconds at least.", SkimWordsPerMinute, int(MinReadTime/time.Second))
+	return m.c.T("kata.help_note", "WPM", SkimWordsPerMinute, "Seconds", int(MinReadTime/time.Second))
 }
 
 // Typing reports whether the search is being typed (keys are text then).
@@ -230,9 +229,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil || len(msg.prompts) == 0 {
-			m.note = "No prompt to copy."
+			m.note = m.c.T("kata.no_prompt")
 			if msg.err != nil {
-				m.note = "Cannot read the prompts: " + msg.err.Error()
+				m.note = m.c.T("kata.prompts_error", "Error", msg.err.Error())
 			}
 			return nil
 		}
@@ -333,7 +332,7 @@ func (m *Model) View() string {
 	}
 	right := m.vp.Percent()
 	if m.read.done {
-		right = strings.TrimSpace("read · " + right)
+		right = strings.TrimSpace(m.c.T("kata.read") + " · " + right)
 	}
 	if right != "" {
 		gap := m.c.Width - lipgloss.Width(title) - lipgloss.Width(right)
@@ -344,7 +343,7 @@ func (m *Model) View() string {
 	body := m.vp.View()
 	switch {
 	case m.locked():
-		body = st.Subtle.Render(common.WrapHanging("  ", "Locked: the "+m.layerName()+" layer "+common.Locked+".", m.c.Width))
+		body = st.Subtle.Render(common.WrapHanging("  ", m.c.T("kata.locked", "Layer", m.c.LayerName(m.layerName())), m.c.Width))
 	case m.picks != nil:
 		body = m.pickerView()
 	case m.note != "":
@@ -353,9 +352,9 @@ func (m *Model) View() string {
 		rest := strings.Split(body, "\n")
 		body = st.Accent.Render(strings.Join(note, "\n")) + "\n" + strings.Join(rest[min(len(note), len(rest)):], "\n")
 	case m.errMsg != "":
-		body = st.Fail.Render(common.WrapHanging("", "Cannot show this layer: "+m.errMsg, m.c.Width))
+		body = st.Fail.Render(common.WrapHanging("", m.c.T("kata.layer_error", "Error", m.errMsg), m.c.Width))
 	case m.shown.Doc == "":
-		body = st.Subtle.Render("  Loading " + m.layerName() + "…")
+		body = st.Subtle.Render("  " + m.c.T("kata.loading", "Layer", m.c.LayerName(m.layerName())))
 	}
 	if m.search.Active() && m.picks == nil {
 		lines := strings.Split(body, "\n")
@@ -367,5 +366,5 @@ func (m *Model) View() string {
 		lines[h-1] = m.search.View(st, m.hitStatus(), m.c.Width)
 		body = strings.Join(lines, "\n")
 	}
-	return common.Truncate(title, m.c.Width) + "\n" + tabs.View(st, m.p.Layers, m.layer, m.c.Width) + "\n\n" + body
+	return common.Truncate(title, m.c.Width) + "\n" + tabs.View(st, m.c.LayerNames(m.p.Layers), m.layer, m.c.Width) + "\n\n" + body
 }

@@ -1,7 +1,6 @@
 package kata
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -83,7 +82,11 @@ func (m *Model) pick(msg tea.KeyPressMsg) tea.Cmd {
 
 // copy copies p to the clipboard and says so.
 func (m *Model) copy(p prompt) tea.Cmd {
-	m.note = fmt.Sprintf("Copied “%s” to the clipboard (OSC 52; %s).", p.title, common.Count(len(p.text), "character", "characters"))
+	title := p.title
+	if title == "" {
+		title = m.c.T("kata.empty_code")
+	}
+	m.note = m.c.T("kata.copied", "Title", title, "Chars", m.c.N("count.character", len(p.text)))
 	return tea.SetClipboard(p.text)
 }
 
@@ -106,7 +109,7 @@ func (m *Model) copyCode() tea.Cmd {
 	}
 	switch len(picks) {
 	case 0:
-		m.note = "No code block on screen: scroll to one, then " + keymap.Name(m.c.Keys.Kata.CopyCode) + " copies it whole."
+		m.note = m.c.T("kata.no_code", "Key", keymap.Name(m.c.Keys.Kata.CopyCode))
 		return nil
 	case 1:
 		return m.copy(picks[0])
@@ -115,27 +118,32 @@ func (m *Model) copyCode() tea.Cmd {
 	return nil
 }
 
-// codeTitle names a code block in the picker and the copy note: its first non-blank line.
+// codeTitle names a code block in the picker and the copy note: its first non-blank line
+// ("" for an empty block, which the page names in its language).
 func codeTitle(code string) string {
 	for _, l := range strings.Split(code, "\n") {
 		if t := strings.TrimSpace(l); t != "" {
 			return common.Truncate(t, 48)
 		}
 	}
-	return "an empty code block"
+	return ""
 }
 
 // pickerView lists the prompts (or code blocks) to copy.
 func (m *Model) pickerView() string {
 	st := m.c.Styles
-	what := "prompt"
+	ask := m.c.T("kata.copy_prompt")
 	if m.layerName() != promptsLayer {
-		what = "code block"
+		ask = m.c.T("kata.copy_code")
 	}
-	lines := []string{st.Label.Render("  Copy which " + what + " to the clipboard?"), ""}
+	lines := []string{st.Label.Render("  " + ask), ""}
 	for i, p := range m.picks {
-		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", p.title, m.c.Width))
+		title := p.title
+		if title == "" {
+			title = m.c.T("kata.empty_code")
+		}
+		lines = append(lines, common.WrapHanging("  "+question.Letter(i)+") ", title, m.c.Width))
 	}
-	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", "Press its letter; any other key cancels. The terminal must allow OSC 52 (tmux: set-clipboard on).", m.c.Width)))
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", m.c.T("kata.copy_hint"), m.c.Width)))
 	return strings.Join(lines, "\n")
 }

@@ -1,7 +1,6 @@
 package kata
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -66,13 +65,13 @@ func (m *Model) jump(i int) {
 func (m *Model) hitStatus() string {
 	switch {
 	case m.search.Query() == "":
-		return "type to search this layer"
+		return m.c.T("search.type")
 	case len(m.hits) == 0:
-		return "no match"
+		return m.c.T("search.none")
 	case m.search.Typing():
-		return common.Count(len(m.hits), "match", "matches") + " · " + keymap.Name(m.c.Keys.Find.Done) + " keeps it"
+		return m.c.T("search.typing", "Matches", m.c.N("count.match", len(m.hits)), "Key", keymap.Name(m.c.Keys.Find.Done))
 	}
-	return fmt.Sprintf("%d of %d · %s next/previous · %s clears", m.hit+1, len(m.hits), keymap.Name(m.c.Keys.Find.Next), keymap.Name(m.c.Keys.Back))
+	return m.c.T("search.at", "Hit", m.hit+1, "Hits", len(m.hits), "Next", keymap.Name(m.c.Keys.Find.Next), "Back", keymap.Name(m.c.Keys.Back))
 }
 
 // matches returns the display columns [start, end) of every match of q in plain, ignoring case.

@@ -163,7 +163,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			m.note = "Not sent: " + msg.err.Error()
+			m.note = m.c.T("live.not_sent", "Error", msg.err.Error())
 		}
 	case common.RenderedMsg:
 		if !m.stem.Take(msg) {
@@ -248,7 +248,7 @@ func (m *Model) content() (string, int) {
 	var lines []string
 	add := func(s string) { lines = append(lines, strings.Split(s, "\n")...) }
 	if len(m.items) == 0 {
-		add(common.WrapHanging("  ", "This app does not have the quiz's items (the instructor's packets differ from yours).", w))
+		add(common.WrapHanging("  ", m.c.T("live.no_items"), w))
 		return strings.Join(lines, "\n"), 0
 	}
 	it := m.items[m.idx]
@@ -261,40 +261,40 @@ func (m *Model) content() (string, int) {
 		add("")
 		switch {
 		case len(chosen) == 0:
-			add(st.Subtle.Render("  You did not answer — the key is " + question.KeyLetters(opts)))
+			add(st.Subtle.Render("  " + m.c.T("live.no_answer") + " — " + m.c.T("question.key_is", "Letters", question.KeyLetters(opts))))
 		default:
-			add(question.Verdict(st, opts, question.Exactly(opts, chosen)))
+			add(question.Verdict(st, m.c.Loc, opts, question.Exactly(opts, chosen)))
 		}
 		verdict := len(lines) - 1
 		add("")
-		lines = append(lines, question.Reveal(st, w, opts, chosen)...)
+		lines = append(lines, question.Reveal(st, m.c.Loc, w, opts, chosen)...)
 		add("")
-		add(st.Label.Render("  How the class answered"))
+		add(st.Label.Render("  " + m.c.T("live.class_answered")))
 		counts := m.quiz.Distribution[it.ID]
 		for i, o := range opts {
-			add(fmt.Sprintf("  %s) %s", question.Letter(i), common.Count(counts[o.ID], "learner", "learners")))
+			add(fmt.Sprintf("  %s) %s", question.Letter(i), m.c.N("count.learner", counts[o.ID])))
 		}
 		return strings.Join(lines, "\n"), verdict
 	}
 	add(m.stem.ViewTop(doc, it.Stem, w))
 	add("")
 	if it.Choose > 1 {
-		add(question.ChooseHint(st, m.c.Keys, it.Choose, m.a.Marked()))
+		add(question.ChooseHint(st, m.c.Keys, m.c.Loc, it.Choose, m.a.Marked()))
 		add("")
 	}
-	optLines, cursor := m.a.Lines(st, w, true)
+	optLines, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, optLines...)
 	add("")
 	switch {
 	case m.over:
-		add(st.Subtle.Render(common.WrapHanging("  ", "The live quiz is over.", w)))
+		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("live.over_note"), w)))
 	case m.note != "":
 		add(st.Fail.Render(common.WrapHanging("  ", m.note, w)))
 	case len(chosen) > 0:
-		add(st.Accent.Render(common.WrapHanging("  ", "Sent: "+strings.Join(chosen, ", ")+". You may change it until your instructor reveals the answer.", w)))
+		add(st.Accent.Render(common.WrapHanging("  ", m.c.T("live.sent", "Chosen", strings.Join(chosen, ", ")), w)))
 	default:
-		add(st.Subtle.Render(common.WrapHanging("  ", "Pick with the letters, then "+keymap.Key(m.c.Keys.Question.Answer)+" to send.", w)))
+		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("live.pick", "Key", keymap.Key(m.c.Keys.Question.Answer)), w)))
 	}
 	return strings.Join(lines, "\n"), base + cursor
 }
@@ -303,21 +303,21 @@ func (m *Model) content() (string, int) {
 func (m *Model) View() string {
 	st := m.c.Styles
 	if m.quiz == nil {
-		return st.Title.Render("Live quiz") + "\n\n  No live quiz yet."
+		return st.Title.Render(m.c.T("live.title")) + "\n\n  " + m.c.T("live.none")
 	}
-	state := "answering"
+	state := m.c.T("live.answering")
 	switch {
 	case m.over:
-		state = "over"
+		state = m.c.T("live.over")
 	case m.revealed():
-		state = "revealed"
+		state = m.c.T("live.revealed")
 	}
-	head := st.Title.Render("Live quiz") + st.Subtle.Render(" · "+m.quiz.Kata+" · "+state)
+	head := st.Title.Render(m.c.T("live.title")) + st.Subtle.Render(" · "+m.quiz.Kata+" · "+state)
 	sub := ""
 	if n := len(m.items); n > 0 {
-		sub = fmt.Sprintf("  Question %d of %d", m.idx+1, n)
+		sub = "  " + m.c.T("deck.progress", "Noun", m.c.T("quiz.noun"), "N", m.idx+1, "Total", n)
 		if n > 1 {
-			sub += " · " + keymap.Says(m.c.Keys.LiveQuiz.Next, "item")
+			sub += " · " + keymap.Says(m.c.Keys.LiveQuiz.Next, m.c.T("key.item"))
 		}
 	}
 	return common.Truncate(head, m.c.Width) + "\n" + st.Subtle.Render(common.Truncate(sub, m.c.Width)) + "\n" + m.vp.View()

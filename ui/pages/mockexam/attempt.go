@@ -50,13 +50,13 @@ func (m *Model) resume() tea.Cmd {
 	att := *m.offer
 	qs, err := exam.Rebuild(m.c.Lib.Packets(), att.Items, att.Seed)
 	if err != nil {
-		m.note = "Cannot resume: " + err.Error() + " — press " + keymap.Name(m.c.Keys.MockExam.New) + " for a new mock exam."
+		m.note = m.c.T("mock.cannot_resume", "Error", err.Error(), "Key", keymap.Name(m.c.Keys.MockExam.New))
 		return nil
 	}
 	m.begin(att, qs, m.offered)
-	m.note = fmt.Sprintf("Resumed the mock exam started %s.", att.Started.Local().Format("Jan 2 15:04"))
+	m.note = m.c.T("mock.resumed", "Started", att.Started.Local().Format(m.c.T("common.date_layout")))
 	if m.timeUp() {
-		m.note = "Time ran out while the app was closed: submitted with the answers saved."
+		m.note = m.c.T("mock.ran_out_closed")
 		return m.submit()
 	}
 	return tea.Batch(m.tick(), m.requestStem())
@@ -101,7 +101,7 @@ func (m *Model) save(ref string) tea.Cmd {
 	id, chosen, flagged, at, gen := m.att.ID, append([]string(nil), m.chosen[ref]...), m.flagged[ref], m.c.Now(), m.gen
 	m.changed[ref] = at
 	m.pending++
-	return m.c.Write(fmt.Sprintf("exam:%d:%s", id, ref), saveOp, func(s common.Store) error {
+	return m.c.Write(fmt.Sprintf("exam:%d:%s", id, ref), m.saveOp(), func(s common.Store) error {
 		return s.SaveExamAnswer(id, ref, chosen, flagged, at)
 	}, func() tea.Msg { return examSavedMsg{gen: gen} })
 }
@@ -176,11 +176,7 @@ func (m *Model) merge(saved map[string]progress.ExamAnswer) int {
 // with every answer.
 func (m *Model) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 	if n := m.merge(saved); n > 0 {
-		verb := "are"
-		if n == 1 {
-			verb = "is"
-		}
-		note := common.Count(n, "answer", "answers") + " given in another kata window on this mock exam " + verb + " included."
+		note := m.c.N("mock.merged", n)
 		if m.note != "" {
 			note = m.note + " " + note
 		}
@@ -202,5 +198,5 @@ func (m *Model) finish(saved map[string]progress.ExamAnswer) tea.Cmd {
 	if att.ID == 0 {
 		return nil
 	}
-	return m.c.Write(fmt.Sprintf("attempt:%d", att.ID), "submitting the mock exam", func(s common.Store) error { return s.FinishAttempt(att, recs) }, common.Changed)
+	return m.c.Write(fmt.Sprintf("attempt:%d", att.ID), m.c.T("mock.submitting_op"), func(s common.Store) error { return s.FinishAttempt(att, recs) }, common.Changed)
 }

@@ -47,9 +47,9 @@ func (m *Model) refresh() {
 	case stageOffer:
 		m.vp.SetContent(m.offerContent())
 	case stageSubmitting:
-		m.vp.SetContent(m.c.Styles.Subtle.Render("  Submitting the mock exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  " + m.c.T("mock.submitting")))
 	default:
-		m.vp.SetContent(m.c.Styles.Subtle.Render("  Preparing the mock exam…"))
+		m.vp.SetContent(m.c.Styles.Subtle.Render("  " + m.c.T("mock.preparing")))
 	}
 }
 
@@ -73,16 +73,16 @@ func (m *Model) itemContent() (string, int) {
 	add(m.stem.ViewTop(q.Ref, q.Item.Stem, m.c.Width))
 	add("")
 	if q.Item.Choose > 1 {
-		add(st.Accent.Render(common.WrapHanging("  ", fmt.Sprintf("Choose %d. This item scores only when exactly %d options are marked (%d marked).", q.Item.Choose, q.Item.Choose, m.a.Marked()), w)))
+		add(st.Accent.Render(common.WrapHanging("  ", m.c.N("mock.choose", q.Item.Choose, "Marked", m.a.Marked()), w)))
 		add("")
 	}
-	opts, cursor := m.a.Lines(st, w, true)
+	opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, opts...)
 	add("")
-	hint := "Mark with the letters (or " + keymap.Key(m.c.Keys.Question.Mark) + " on the cursor). No feedback until you submit; answers are saved as you give them."
+	hint := m.c.T("mock.hint_saved", "Key", keymap.Key(m.c.Keys.Question.Mark))
 	if m.c.Store == nil || m.unsaved {
-		hint = "Mark with the letters (or " + keymap.Key(m.c.Keys.Question.Mark) + " on the cursor). No feedback until you submit. Answers are not saved: they are lost if the app closes."
+		hint = m.c.T("mock.hint_unsaved", "Key", keymap.Key(m.c.Keys.Question.Mark))
 	}
 	add(st.Subtle.Render(common.WrapHanging("  ", hint, w)))
 	return strings.Join(lines, "\n"), base + cursor
@@ -92,7 +92,7 @@ func (m *Model) itemContent() (string, int) {
 func (m *Model) jumpContent() (string, int) {
 	st := m.c.Styles
 	answered, flagged := m.counts()
-	lines := []string{st.Label.Render(fmt.Sprintf("  Jump to an item · %d of %d answered · %d flagged", answered, len(m.qs), flagged)), ""}
+	lines := []string{st.Label.Render("  " + m.c.T("mock.jump_head", "Answered", answered, "Total", len(m.qs), "Flagged", flagged)), ""}
 	cursor := -1
 	for i, q := range m.qs {
 		mark, flag := "·", " "
@@ -116,7 +116,7 @@ func (m *Model) jumpContent() (string, int) {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", st.Subtle.Render("  ✓ answered · ~ partly marked · · not answered · ⚑ flagged"))
+	lines = append(lines, "", st.Subtle.Render("  "+m.c.T("mock.jump_legend")))
 	return strings.Join(lines, "\n"), cursor
 }
 
@@ -125,15 +125,15 @@ func (m *Model) confirmContent() string {
 	st := m.c.Styles
 	answered, flagged := m.counts()
 	lines := []string{
-		st.Title.Render("  Submit the mock exam?"),
+		st.Title.Render("  " + m.c.T("mock.confirm")),
 		"",
-		fmt.Sprintf("  %d of %d items answered · %d flagged for review.", answered, len(m.qs), flagged),
+		"  " + m.c.T("mock.confirm_counts", "Answered", answered, "Total", len(m.qs), "Flagged", flagged),
 	}
 	if left := len(m.qs) - answered; left > 0 {
-		lines = append(lines, st.Fail.Render("  "+common.Count(left, "item unanswered scores", "items unanswered score")+" nothing."))
+		lines = append(lines, st.Fail.Render("  "+m.c.N("mock.unanswered", left)))
 	}
 	x := m.c.Keys.MockExam
-	lines = append(lines, "", "  "+keymap.Says(x.Yes, "submit and see the score")+" · "+keymap.Says(x.No, "keep going"))
+	lines = append(lines, "", "  "+keymap.Says(x.Yes, m.c.T("mock.submit_see"))+" · "+keymap.Says(x.No, m.c.T("key.keep_going")))
 	return strings.Join(lines, "\n")
 }
 
@@ -145,21 +145,21 @@ func (m *Model) offerContent() string {
 	// is saved but not answered).
 	answered := exam.CountAnswered(m.c.Lib.Packets(), m.offered, func(a progress.ExamAnswer) []string { return a.Chosen })
 	lines := []string{
-		st.Title.Render("  An unfinished mock exam"),
+		st.Title.Render("  " + m.c.T("mock.unfinished")),
 		"",
-		fmt.Sprintf("  Started %s · %d items · %d answered so far", a.Started.Local().Format("Jan 2 15:04"), len(a.Items), answered),
-		common.WrapHanging("  ", "Katas: "+strings.Join(a.Katas, ", "), m.c.Width),
+		"  " + m.c.T("mock.offer_counts", "Started", a.Started.Local().Format(m.c.T("common.date_layout")), "Items", m.c.N("count.item", len(a.Items)), "Answered", answered),
+		common.WrapHanging("  ", m.c.T("mock.offer_katas", "Katas", strings.Join(a.Katas, ", ")), m.c.Width),
 	}
 	if a.Limit > 0 {
 		left := a.Started.Add(a.Limit).Sub(m.c.Now())
 		if left > 0 {
-			lines = append(lines, fmt.Sprintf("  Time left: %s (the clock ran on while the app was closed).", common.Clock(left)))
+			lines = append(lines, "  "+m.c.T("mock.time_left_closed", "Left", common.Clock(left)))
 		} else {
-			lines = append(lines, "  Its time has run out: resuming submits it with the answers saved.")
+			lines = append(lines, "  "+m.c.T("mock.time_ran_out"))
 		}
 	}
 	x := m.c.Keys.MockExam
-	lines = append(lines, "", "  "+keymap.Says(x.Resume, "resume it")+" · "+keymap.Says(x.New, "abandon it and start a new mock exam"), st.Subtle.Render(common.WrapHanging("     ", "(the new one: "+m.newExamWords()+")", m.c.Width)))
+	lines = append(lines, "", "  "+keymap.Says(x.Resume, m.c.T("mock.resume_it"))+" · "+keymap.Says(x.New, m.c.T("mock.abandon")), st.Subtle.Render(common.WrapHanging("     ", m.c.T("mock.the_new_one", "Words", m.newExamWords()), m.c.Width)))
 	if m.note != "" {
 		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", m.note, m.c.Width)))
 	}
@@ -178,29 +178,29 @@ func (m *Model) newExamWords() string {
 	if m.opts.Items <= 0 {
 		n = total
 	}
-	limit := "untimed"
+	limit := m.c.T("mock.untimed")
 	switch {
 	case m.opts.Time == 0:
-		limit = common.Clock(time.Duration(n)*PerItemTime) + " to answer"
+		limit = m.c.T("mock.to_answer", "Time", common.Clock(time.Duration(n)*PerItemTime))
 	case m.opts.Time > 0:
-		limit = common.Clock(m.opts.Time) + " to answer"
+		limit = m.c.T("mock.to_answer", "Time", common.Clock(m.opts.Time))
 	}
-	return drawWords(n, ids, len(m.opts.Katas) == 0) + ", " + limit
+	return m.drawWords(n, ids, len(m.opts.Katas) == 0) + ", " + limit
 }
 
 // drawWords says how many items an exam has and where they come from: "3 items from
 // mini-kata", or, over several katas, "3 items in all, drawn across the 3 katas" (every kata)
 // or "… across kata-a, kata-b" (those named) — never "from every kata", which reads as
 // 3 from each.
-func drawWords(n int, ids []string, every bool) string {
-	items := common.Count(n, "item", "items")
+func (m *Model) drawWords(n int, ids []string, every bool) string {
+	items := m.c.N("count.item", n)
 	switch {
 	case len(ids) == 1:
-		return items + " from " + ids[0]
+		return m.c.T("mock.draw_one", "Items", items, "Kata", ids[0])
 	case every:
-		return items + " in all, drawn across the " + common.Count(len(ids), "kata", "katas")
+		return m.c.T("mock.draw_every", "Items", items, "Katas", m.c.N("count.kata", len(ids)))
 	}
-	return items + " in all, drawn across " + strings.Join(ids, ", ")
+	return m.c.T("mock.draw_named", "Items", items, "Katas", strings.Join(ids, ", "))
 }
 
 // stemOpening is the first line of a stem as plain text: how the jump list names an item while

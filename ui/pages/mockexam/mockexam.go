@@ -37,9 +37,6 @@ const DefaultItems = 10
 // for 60 items.
 const PerItemTime = 2 * time.Minute
 
-// saveOp names the exam answer save in store warnings.
-const saveOp = "saving the mock exam answer"
-
 // stage is where the mock exam is.
 type stage int
 
@@ -263,7 +260,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil || msg.att == nil {
 			// No unfinished exam, or the store cannot tell: start a new one.
-			cmd = tea.Batch(common.Warn("looking for an unfinished mock exam", msg.err), m.newAttempt())
+			cmd = tea.Batch(common.Warn(m.c.T("mock.warn_looking"), msg.err), m.newAttempt())
 			break
 		}
 		m.stage, m.offer, m.offered = stageOffer, msg.att, msg.answers
@@ -275,12 +272,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.att.ID = msg.id
 		m.unsaved = msg.err != nil
 		m.stage = stageTaking
-		cmd = tea.Batch(common.Warn("starting the mock exam", msg.err), m.tick(), m.requestStem())
+		cmd = tea.Batch(common.Warn(m.c.T("mock.warn_starting"), msg.err), m.tick(), m.requestStem())
 	case submitReadMsg:
 		if msg.gen != m.gen || m.stage != stageSubmitting {
 			return nil
 		}
-		cmd = tea.Batch(common.Warn("reading the saved answers", msg.err), m.finish(msg.answers))
+		cmd = tea.Batch(common.Warn(m.c.T("mock.warn_reading"), msg.err), m.finish(msg.answers))
 	case examSavedMsg:
 		if msg.gen == m.gen && m.pending > 0 {
 			m.pending--
@@ -288,7 +285,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.failed = false
 		}
 	case common.StoreErrMsg:
-		if msg.Op == saveOp && m.pending > 0 {
+		if msg.Op == m.saveOp() && m.pending > 0 {
 			m.pending--
 			m.failed = true
 		}
@@ -298,7 +295,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.now = msg.at
 		if m.timeUp() {
-			m.note = "Time is up: the mock exam was submitted."
+			m.note = m.c.T("mock.time_up")
 			cmd = m.submit()
 			break
 		}
@@ -333,7 +330,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.resume()
 		case key.Matches(msg, x.New):
 			id := m.offer.ID
-			abandon := m.c.Write("", "abandoning the unfinished mock exam", func(s common.Store) error { return s.AbandonAttempt(id) }, common.Changed)
+			abandon := m.c.Write("", m.c.T("mock.abandoning"), func(s common.Store) error { return s.AbandonAttempt(id) }, common.Changed)
 			return tea.Batch(abandon, m.newAttempt())
 		}
 	case stageTaking:
@@ -438,3 +435,6 @@ func (m *Model) Chosen(ref string) []string { return m.chosen[ref] }
 
 // Attempt is the attempt on show: its items, katas, seed and times.
 func (m *Model) Attempt() progress.Attempt { return m.att }
+
+// saveOp names the exam answer save in store warnings, and tells its failures apart.
+func (m *Model) saveOp() string { return m.c.T("store.saving_exam_answer") }

@@ -33,29 +33,29 @@ func (m *Model) resultContent() string {
 	st := m.c.Styles
 	r := m.result
 	s := m.opts.Scale
-	verdict := st.Pass.Render("PASS")
+	verdict := st.Pass.Render(m.c.T("mock.pass"))
 	if !r.Passed {
-		verdict = st.Fail.Render("FAIL")
+		verdict = st.Fail.Render(m.c.T("mock.fail"))
 	}
 	lines := []string{
-		st.Title.Render(fmt.Sprintf("  Scaled score %d", r.Scaled)) + fmt.Sprintf("  (raw %d/%d)  ", r.Points, r.Max) + verdict + st.Subtle.Render(fmt.Sprintf(" (pass mark %d)", s.Pass)),
-		st.Subtle.Render(common.WrapHanging("  ", fmt.Sprintf("Raw score: %d of %d items right; an item scores only when exactly its keyed options are chosen.", r.Points, r.Max), m.c.Width)),
-		st.Subtle.Render(common.WrapHanging("  ", fmt.Sprintf("Our approximation, not the official scaling: %d + %d × points/max, rounded.", s.Min, s.Max-s.Min), m.c.Width)),
+		st.Title.Render("  "+m.c.T("mock.scaled", "Scaled", r.Scaled)) + "  " + m.c.T("mock.raw", "Points", r.Points, "Max", r.Max) + "  " + verdict + st.Subtle.Render(" "+m.c.T("mock.pass_mark", "Pass", s.Pass)),
+		st.Subtle.Render(common.WrapHanging("  ", m.c.T("mock.raw_note", "Points", r.Points, "Max", r.Max), m.c.Width)),
+		st.Subtle.Render(common.WrapHanging("  ", m.c.T("mock.scale_note", "Min", s.Min, "Span", s.Max-s.Min), m.c.Width)),
 	}
 	used := m.att.Finished.Sub(m.att.Started)
 	if m.att.Limit > 0 {
-		lines = append(lines, fmt.Sprintf("  Time used %s of %s", common.Clock(min(used, m.att.Limit)), common.Clock(m.att.Limit)))
+		lines = append(lines, "  "+m.c.T("mock.time_used", "Used", common.Clock(min(used, m.att.Limit)), "Limit", common.Clock(m.att.Limit)))
 	} else {
-		lines = append(lines, fmt.Sprintf("  Time used %s (untimed)", common.Clock(used)))
+		lines = append(lines, "  "+m.c.T("mock.time_used_untimed", "Used", common.Clock(used)))
 	}
 	if m.note != "" {
 		lines = append(lines, st.Accent.Render(common.WrapHanging("  ", m.note, m.c.Width)))
 	}
 	lines = append(lines, "")
-	lines = append(lines, tallyRows(st, "By kata", r.ByKata, m.c.Width)...)
+	lines = append(lines, tallyRows(st, m.c.T("mock.by_kata"), r.ByKata, m.c.Width)...)
 	lines = append(lines, "")
-	lines = append(lines, tallyRows(st, "By scenario", r.ByScenario, m.c.Width)...)
-	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", keymap.Says(m.c.Keys.MockExam.Review, "review every item with its rationales")+" · "+keymap.Says(m.c.Keys.Back, "back to the catalog"), m.c.Width)))
+	lines = append(lines, tallyRows(st, m.c.T("mock.by_scenario"), r.ByScenario, m.c.Width)...)
+	lines = append(lines, "", st.Subtle.Render(common.WrapHanging("  ", keymap.Says(m.c.Keys.MockExam.Review, m.c.T("mock.review_every"))+" · "+keymap.Says(m.c.Keys.Back, m.c.T("mock.back_catalog")), m.c.Width)))
 	return strings.Join(lines, "\n")
 }
 
@@ -74,13 +74,13 @@ func (m *Model) reviewContent() string {
 	add("")
 	switch {
 	case len(chosen) == 0:
-		add(st.Fail.Render("  ✗ not answered") + " — the key is " + question.KeyLetters(opts))
+		add(st.Fail.Render("  "+m.c.T("mock.not_answered")) + " — " + m.c.T("question.key_is", "Letters", question.KeyLetters(opts)))
 	default:
-		add(question.Verdict(st, opts, exam.Correct(q.Item, chosen)))
+		add(question.Verdict(st, m.c.Loc, opts, exam.Correct(q.Item, chosen)))
 	}
 	add("")
-	lines = append(lines, question.Reveal(st, w, opts, chosen)...)
+	lines = append(lines, question.Reveal(st, m.c.Loc, w, opts, chosen)...)
 	add("")
-	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.MockExam.Next, "other items") + " · " + keymap.Says(m.c.Keys.Back, "back to the score")))
+	add(st.Subtle.Render("  " + keymap.Says(m.c.Keys.MockExam.Next, m.c.T("mock.other_items")) + " · " + keymap.Says(m.c.Keys.Back, m.c.T("mock.back_score"))))
 	return strings.Join(lines, "\n")
 }

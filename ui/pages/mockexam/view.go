@@ -1,7 +1,6 @@
 package mockexam
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -14,16 +13,16 @@ import (
 func (m *Model) View() string {
 	st := m.c.Styles
 	if len(m.qs) == 0 && m.stage >= stageTaking {
-		return st.Title.Render("Mock exam") + "\n\n  There are no exam items in the chosen katas."
+		return st.Title.Render(m.c.T("mock.title")) + "\n\n  " + m.c.T("mock.no_items")
 	}
 	var left, right, second string
 	switch m.stage {
 	case stageTaking:
 		answered, flagged := m.counts()
-		left = st.Title.Render(fmt.Sprintf("Mock exam · item %d of %d", m.idx+1, len(m.qs))) +
-			st.Subtle.Render(fmt.Sprintf(" · %d answered · %d flagged", answered, flagged))
+		left = st.Title.Render(m.c.T("mock.title")+" · "+m.c.T("mock.item_of", "N", m.idx+1, "Total", len(m.qs))) +
+			st.Subtle.Render(" · "+m.c.T("mock.counts", "Answered", answered, "Flagged", flagged))
 		if m.att.Limit > 0 {
-			right = "left " + common.Clock(m.deadline().Sub(m.now))
+			right = m.c.T("mock.left", "Clock", common.Clock(m.deadline().Sub(m.now)))
 			if m.deadline().Sub(m.now) < time.Minute {
 				right = st.Fail.Render(right)
 			} else {
@@ -31,27 +30,27 @@ func (m *Model) View() string {
 			}
 		}
 		q := m.qs[m.idx]
-		second = st.Subtle.Render(q.Kata + " · scenario: " + q.Item.Scenario)
+		second = st.Subtle.Render(q.Kata + " · " + m.c.T("quiz.scenario", "Scenario", q.Item.Scenario))
 		// an item of a localized library that has no English original was read in English
 		if loc := m.c.Lib.Locale(); loc != "" && q.Item.English == nil {
 			second += " " + st.Accent.Render("· "+common.InEnglish(loc))
 		}
 		if m.flagged[q.Ref] {
-			second += " " + st.Accent.Render("⚑ flagged")
+			second += " " + st.Accent.Render(m.c.T("mock.flagged"))
 		}
 		// The save state always shows whole: the kata and scenario give way.
 		if state := m.saveState(); state != "" {
 			second = common.Truncate(second, max(m.c.Width-lipgloss.Width(state)-2, 1)) + "  " + state
 		}
 	case stageResult:
-		left = st.Title.Render("Mock exam · result")
-		second = st.Subtle.Render(drawWords(len(m.qs), m.att.Katas, len(m.opts.Katas) == 0))
+		left = st.Title.Render(m.c.T("mock.title") + " · " + m.c.T("mock.result"))
+		second = st.Subtle.Render(m.drawWords(len(m.qs), m.att.Katas, len(m.opts.Katas) == 0))
 	case stageReview:
 		q := m.qs[m.idx]
-		left = st.Title.Render(fmt.Sprintf("Mock exam review · item %d of %d", m.idx+1, len(m.qs)))
-		second = st.Subtle.Render(q.Kata + " · " + q.Item.ID + " · scenario: " + q.Item.Scenario)
+		left = st.Title.Render(m.c.T("mock.review_title") + " · " + m.c.T("mock.item_of", "N", m.idx+1, "Total", len(m.qs)))
+		second = st.Subtle.Render(q.Kata + " · " + q.Item.ID + " · " + m.c.T("quiz.scenario", "Scenario", q.Item.Scenario))
 	default:
-		left = st.Title.Render("Mock exam")
+		left = st.Title.Render(m.c.T("mock.title"))
 	}
 	head := left
 	if right != "" {
@@ -67,17 +66,17 @@ func (m *Model) saveState() string {
 	st := m.c.Styles
 	switch {
 	case m.c.Store == nil:
-		return st.Subtle.Render("not saved: no progress store")
+		return st.Subtle.Render(m.c.T("mock.no_store"))
 	case m.unsaved:
-		return st.Fail.Render("not saved: the store failed")
+		return st.Fail.Render(m.c.T("mock.store_failed"))
 	case m.failed:
-		return st.Fail.Render("last answer not saved")
+		return st.Fail.Render(m.c.T("mock.last_not_saved"))
 	case m.att.ID == 0:
-		return st.Subtle.Render("starting…")
+		return st.Subtle.Render(m.c.T("mock.starting"))
 	case m.pending > 0:
-		return st.Subtle.Render("saving…")
+		return st.Subtle.Render(m.c.T("mock.saving"))
 	case m.saved > 0:
-		return st.Subtle.Render("saved")
+		return st.Subtle.Render(m.c.T("mock.saved"))
 	}
 	return ""
 }

@@ -18,7 +18,7 @@ func TestCardsSayEnglish(t *testing.T) {
 		marked   bool
 	}{{"ru", []string{"exam.md"}, true}, {"ru", []string{"traps.md"}, false}, {"", nil, false}} {
 		p.Locale, p.Fallback = c.locale, c.fallback
-		head := Cards(p, 1)[0].Head
+		head := Cards(p, 1, nil)[0].Head
 		if strings.Contains(head, "на английском") != c.marked {
 			t.Errorf("locale %q, fallback %v: head %q", c.locale, c.fallback, head)
 		}

@@ -3,8 +3,6 @@
 package review
 
 import (
-	"fmt"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -42,7 +40,7 @@ type Model struct {
 
 // New returns a review of the cards of the packets ids (every packet when empty); Start loads it.
 func New(c common.Common, ids []string) *Model {
-	return &Model{Model: deck.New(c, deck.Options{Title: "Review", Noun: "Card"}, nil), c: c, katas: ids}
+	return &Model{Model: deck.New(c, deck.Options{Title: c.T("review.title"), Noun: c.T("review.noun")}, nil), c: c, katas: ids}
 }
 
 // packets returns the packets the session covers.
@@ -91,13 +89,13 @@ func (m *Model) build(due []progress.DueCard, known map[string]bool) tea.Cmd {
 	var perKata [][]deck.Card // never-seen cards of each packet, items first
 	for _, p := range m.packets() {
 		var fresh []deck.Card
-		for _, c := range quiz.Cards(p, seed) {
+		for _, c := range quiz.Cards(p, seed, m.c.Loc) {
 			items[c.CardID] = c
 			if !known[c.CardID] {
 				fresh = append(fresh, c)
 			}
 		}
-		for _, c := range drill.Cards(p, seed) {
+		for _, c := range drill.Cards(p, seed, m.c.Loc) {
 			traps[c.CardID] = c
 			if !known[c.CardID] {
 				fresh = append(fresh, c)
@@ -128,7 +126,7 @@ func (m *Model) build(due []progress.DueCard, known map[string]bool) tea.Cmd {
 	m.due = len(cards)
 	cards = append(cards, fresh[:min(len(fresh), NewCardsPerSession)]...)
 	m.loading = false
-	return m.Reset(cards, "Nothing is due and every card has been seen: come back later.")
+	return m.Reset(cards, m.c.T("review.empty"))
 }
 
 // Update takes the loaded cards, then runs the deck.
@@ -137,7 +135,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.gen != m.gen {
 			return nil
 		}
-		return tea.Batch(common.Warn("loading the due cards", msg.err), m.build(msg.due, msg.known))
+		return tea.Batch(common.Warn(m.c.T("review.loading_warn"), msg.err), m.build(msg.due, msg.known))
 	}
 	if k, ok := msg.(tea.KeyPressMsg); ok && m.Finished() && key.Matches(k, m.c.Keys.Practice.Restart) {
 		// Start over means a fresh session: what is due now, and new cards.
@@ -158,11 +156,11 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) View() string {
 	st := m.c.Styles
 	if m.loading {
-		return st.Title.Render("Review") + "\n\n" + st.Subtle.Render("  Loading the due cards…")
+		return st.Title.Render(m.c.T("review.title")) + "\n\n" + st.Subtle.Render("  "+m.c.T("review.loading"))
 	}
 	v := m.Model.View()
 	if m.Len() > 0 && !m.Finished() {
-		v = common.Truncate(fmt.Sprintf("%s %s", st.Title.Render("Review"), st.Subtle.Render(fmt.Sprintf("· %d due · %d new", m.due, m.Len()-m.due))), m.c.Width) + "\n" + v
+		v = common.Truncate(st.Title.Render(m.c.T("review.title"))+" "+st.Subtle.Render("· "+m.c.T("review.counts", "Due", m.due, "New", m.Len()-m.due)), m.c.Width) + "\n" + v
 	}
 	return v
 }

@@ -67,7 +67,7 @@ func (m *Model) gradingLine() string {
 	if m.total > 0 {
 		count = fmt.Sprintf(" %d/%d", m.done, m.total)
 	}
-	return common.Truncate(m.spin.View()+" Grading…"+count+" "+m.c.Styles.Subtle.Render(m.status), m.c.Width)
+	return common.Truncate(m.spin.View()+" "+m.c.T("task.grading")+count+" "+m.c.Styles.Subtle.Render(m.status), m.c.Width)
 }
 
 // block collects wrapped lines.
@@ -86,37 +86,39 @@ func (m *Model) summary(b *block) (spinAt int) {
 		spinAt = len(*b)
 		*b = append(*b, m.gradingLine())
 	case m.report == nil:
-		b.add(common.WrapHanging("", "Press "+keymap.Name(m.c.Keys.Task.Grade)+" to grade the workspace against the hidden fixtures.", w))
+		b.add(common.WrapHanging("", m.c.T("task.press_grade", "Key", keymap.Name(m.c.Keys.Task.Grade)), w))
 	case m.report.Status == grader.StatusError:
 		msg := m.report.Message
 		if msg == "" {
-			msg = "the submission could not be graded"
+			msg = m.c.T("task.not_gradable")
 		}
 		box := st.ErrBox.Width(w)
 		inner := max(w-box.GetHorizontalFrameSize(), 1)
-		b.add(box.Render(ansi.Wrap("Could not grade: "+sanitize(msg), inner, "")))
+		b.add(box.Render(ansi.Wrap(m.c.T("task.could_not_grade", "Message", sanitize(msg)), inner, "")))
 	default:
 		rep := m.report
 		pass, fail, errored := rep.Counts()
-		s := fmt.Sprintf("%d passed, %d failed", pass, fail)
+		s := m.c.T("grade.passed_failed", "Passed", pass, "Failed", fail)
 		if errored > 0 {
-			s += fmt.Sprintf(", %d errored", errored)
+			s += m.c.T("grade.and_errored", "Errored", errored)
 		}
-		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(fmt.Sprintf(" · seed %d · %s", rep.Seed, time.Duration(rep.DurationMS)*time.Millisecond)), w))
+		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", rep.Seed)+" · "+(time.Duration(rep.DurationMS)*time.Millisecond).String()), w))
 		if m.prev != nil && rep == m.last {
 			d := grader.Compare(m.prev, rep)
-			b.add(common.WrapHanging("", "Since the last grade: "+d.String(), w))
+			b.add(common.WrapHanging("", m.c.T("task.since", "Delta", m.c.T("grade.delta", "Fixed", len(d.Fixed), "Still", len(d.StillFailing), "New", len(d.New))), w))
+			fixed, added := m.c.T("grade.fixed"), m.c.T("grade.new")
+			pad := max(lipgloss.Width(fixed), lipgloss.Width(added))
 			name := func(word string, ts []grader.TestResult) {
 				for i, t := range ts {
 					if i == maxNamed {
-						b.add(st.Subtle.Render(fmt.Sprintf("  … and %d more", len(ts)-maxNamed)))
+						b.add(st.Subtle.Render("  " + m.c.T("task.and_more", "More", len(ts)-maxNamed)))
 						break
 					}
 					b.add(common.Truncate("  "+word+" "+t.Name, w))
 				}
 			}
-			name(st.Pass.Render("fixed"), d.Fixed)
-			name(st.Fail.Render("new  "), d.New)
+			name(st.Pass.Render(fixed)+strings.Repeat(" ", pad-lipgloss.Width(fixed)), d.Fixed)
+			name(st.Fail.Render(added)+strings.Repeat(" ", pad-lipgloss.Width(added)), d.New)
 		}
 	}
 	return spinAt
@@ -127,7 +129,7 @@ func (m *Model) workspace(b *block) {
 	st := m.c.Styles
 	w := m.c.Width
 	k := m.c.Keys.Task
-	b.add(st.Label.Render("Workspace") + " " + st.Subtle.Render(m.language()))
+	b.add(st.Label.Render(m.c.T("task.workspace")) + " " + st.Subtle.Render(m.language()))
 	b.add(common.WrapHanging("  ", m.dir, w))
 	switch {
 	case m.wsErr != "":
@@ -135,15 +137,15 @@ func (m *Model) workspace(b *block) {
 	case m.note != "":
 		b.add(st.Accent.Render(common.WrapHanging("  ", m.note, w)))
 	case m.ws == wsUnknown:
-		b.add(st.Subtle.Render("  checking…"))
+		b.add(st.Subtle.Render("  " + m.c.T("task.checking")))
 	case m.ws == wsMissing:
 		more := ""
 		if len(m.p.Languages) > 1 {
-			more = " (" + keymap.Name(k.Language) + " picks another: " + strings.Join(m.p.Languages, ", ") + ")"
+			more = " " + m.c.T("task.picks_another", "Key", keymap.Name(k.Language), "Languages", strings.Join(m.p.Languages, ", "))
 		}
-		b.add(common.WrapHanging("  ", "Not created yet: press "+keymap.Name(k.Init)+" to create it from the "+m.language()+" template"+more+".", w))
+		b.add(common.WrapHanging("  ", m.c.T("task.not_created", "Key", keymap.Name(k.Init), "Language", m.language(), "More", more), w))
 	default:
-		b.add(st.Subtle.Render(common.WrapHanging("  ", "Ready. Edit the files there, then press "+keymap.Name(k.Grade)+" to grade.", w)))
+		b.add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("task.ready", "Key", keymap.Name(k.Grade)), w)))
 	}
 }
 
@@ -157,12 +159,12 @@ func (m *Model) listContent() (lines []string, first, last int) {
 	m.workspace(&b)
 	if f := m.firstFailure(); f != nil {
 		b.add("")
-		b.add(common.Truncate(st.Label.Render("First failure")+st.Subtle.Render(" · "+m.stepLabel(f.TaskID)), w))
+		b.add(common.Truncate(st.Label.Render(m.c.T("grade.first_failure"))+st.Subtle.Render(" · "+m.stepLabel(f.TaskID)), w))
 		b.add(common.Truncate("  "+st.Mark(f.Status)+" "+f.Name, w))
 		b.add(m.details(*f, true))
 	}
 	b.add("")
-	b.add(st.Label.Render("Steps") + st.Subtle.Render(" · "+keymap.Says(m.c.Keys.Task.Open, "read the step beside its tests")))
+	b.add(st.Label.Render(m.c.T("task.steps")) + st.Subtle.Render(" · "+keymap.Says(m.c.Keys.Task.Open, m.c.T("task.read_step"))))
 	first = -1
 	for i, s := range m.p.Task.Steps {
 		line := m.stepLine(s, i == m.step)
@@ -182,7 +184,7 @@ func (m *Model) stepLine(s katas.Step, selected bool) string {
 	prefix := "  "
 	title := fmt.Sprintf("%d. %s", s.Number, s.Title)
 	if !m.c.StepOpen(m.p.ID, s.Number) {
-		title = fmt.Sprintf("%d. %s", s.Number, st.Subtle.Render("locked: "+common.Locked))
+		title = fmt.Sprintf("%d. %s", s.Number, st.Subtle.Render(m.c.T("task.locked")))
 	}
 	if selected {
 		prefix = st.Accent.Render("> ")
@@ -215,7 +217,7 @@ func (m *Model) stepResult(n int) string {
 	case pass == total && !m.running():
 		return st.Mark(grader.StatusPass) + fmt.Sprintf(" %d/%d", pass, total)
 	case pass == total:
-		return st.Subtle.Render(fmt.Sprintf("%d/%d so far", pass, total))
+		return st.Subtle.Render(m.c.T("task.so_far", "Passed", pass, "Total", total))
 	}
 	return st.Mark(grader.StatusFail) + fmt.Sprintf(" %d/%d", pass, total)
 }
@@ -257,9 +259,9 @@ func (m *Model) stepLines(s katas.Step, width int) []string {
 	st := m.c.Styles
 	if !m.c.StepOpen(m.p.ID, s.Number) {
 		// a workshop's instructor has not opened this step: neither its title nor its text
-		return strings.Split(common.WrapHanging("", st.Subtle.Render(fmt.Sprintf("Step %d is locked: it %s.", s.Number, common.Locked)), width), "\n")
+		return strings.Split(common.WrapHanging("", st.Subtle.Render(m.c.T("task.step_locked", "Step", s.Number)), width), "\n")
 	}
-	head := common.WrapHanging("", st.Title.Render(fmt.Sprintf("Step %d · %s", s.Number, s.Title)), width)
+	head := common.WrapHanging("", st.Title.Render(m.c.T("task.step_head", "Step", s.Number, "Title", s.Title)), width)
 	body := m.stepText.ViewTop(m.stepDoc(s), s.Markdown, width)
 	return strings.Split(head+"\n"+body, "\n")
 }
@@ -279,11 +281,11 @@ func (m *Model) testLines(s katas.Step, width int) ([]string, int, int) {
 	var b block
 	switch {
 	case len(ts) == 0 && m.running():
-		b.add(st.Label.Render("Tests") + st.Subtle.Render(" · none finished yet"))
+		b.add(st.Label.Render(m.c.T("task.tests")) + st.Subtle.Render(" · "+m.c.T("task.none_finished")))
 	case len(ts) == 0:
-		b.add(common.WrapHanging("", st.Label.Render("Tests")+st.Subtle.Render(" · not graded yet: press "+keymap.Name(m.c.Keys.Task.Grade)), width))
+		b.add(common.WrapHanging("", st.Label.Render(m.c.T("task.tests"))+st.Subtle.Render(" · "+m.c.T("task.tests_not_graded", "Key", keymap.Name(m.c.Keys.Task.Grade))), width))
 	default:
-		b.add(st.Label.Render("Tests") + st.Subtle.Render(fmt.Sprintf(" · %d of %d passed", pass, len(ts))))
+		b.add(st.Label.Render(m.c.T("task.tests")) + st.Subtle.Render(" · "+m.c.T("task.tests_passed", "Passed", pass, "Total", len(ts))))
 	}
 	sel := m.selectedTest()
 	if sel != nil && m.test == "" && m.running() {
@@ -317,7 +319,7 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 	const indent = "    "
 	var b block
 	if t.Rule != "" {
-		b.add(common.WrapHanging(indent+"Rule: ", sanitize(t.Rule), w))
+		b.add(common.WrapHanging(indent+m.c.T("grade.rule")+" ", sanitize(t.Rule), w))
 	}
 	for _, l := range strings.Split(sanitize(t.Message), "\n") {
 		if strings.TrimSpace(l) != "" {
@@ -325,10 +327,10 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 		}
 	}
 	if out := strings.TrimRight(sanitize(t.Output), "\n"); out != "" {
-		b.add(st.Label.Render(indent + "Output (stderr):"))
+		b.add(st.Label.Render(indent + m.c.T("grade.output")))
 		lines := strings.Split(ansi.Hardwrap(out, max(w-len(indent)-2, 1), true), "\n")
 		if len(lines) > maxOutputLines {
-			b.add(st.Subtle.Render(fmt.Sprintf("%s  … %d lines before (kata grade -v shows them)", indent, len(lines)-maxOutputLines)))
+			b.add(st.Subtle.Render(indent + "  " + m.c.T("task.lines_before", "Lines", len(lines)-maxOutputLines)))
 			lines = lines[len(lines)-maxOutputLines:]
 		}
 		for _, l := range lines {
@@ -336,7 +338,7 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 		}
 	}
 	if h := m.hint(t, withStep); h != "" {
-		b.add(st.Accent.Render(common.WrapHanging(indent+"Hint: ", h, w)))
+		b.add(st.Accent.Render(common.WrapHanging(indent+m.c.T("grade.hint")+" ", h, w)))
 	}
 	b.add("")
 	return strings.Join(b, "\n")
@@ -354,7 +356,7 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 	}
 	if withStep {
 		if _, ok := m.p.Task.Step(t.TaskID); ok {
-			parts = append(parts, fmt.Sprintf("step %d says what to do: select it below and press %s", t.TaskID, keymap.Name(m.c.Keys.Task.Open)))
+			parts = append(parts, m.c.T("task.step_says", "Step", t.TaskID, "Key", keymap.Name(m.c.Keys.Task.Open)))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -363,12 +365,12 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 // stepLabel names a task step: "step 2 · Map failures".
 func (m *Model) stepLabel(n int) string {
 	if s, ok := m.p.Task.Step(n); ok {
-		return fmt.Sprintf("step %d · %s", n, s.Title)
+		return m.c.T("grade.step_title", "Step", n, "Title", s.Title)
 	}
 	if n > 0 {
-		return fmt.Sprintf("step %d", n)
+		return m.c.T("grade.step", "Step", n)
 	}
-	return "whole run"
+	return m.c.T("grade.whole_run")
 }
 
 // firstFailure is the first failing test of the results on show, in step order.

@@ -125,7 +125,7 @@ func (m *Model) language() string {
 // the kata; the root calls it when the screen is shown.
 func (m *Model) Open() tea.Cmd {
 	id := m.p.ID
-	read := m.c.Read("reading the language", func(s common.Store) (tea.Msg, error) {
+	read := m.c.Read(m.c.T("store.reading_language"), func(s common.Store) (tea.Msg, error) {
 		l, err := s.Language(id)
 		return common.LanguageMsg{Kata: id, Language: l}, err
 	})
@@ -174,9 +174,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // HelpNote says what the screen shows and how the language is chosen.
 func (m *Model) HelpNote() string {
-	return "The task screen shows the last grade first, then the first failing test with its message and a hint, then the steps with their results; " +
-		keymap.Name(m.c.Keys.Task.Open) + " on a step shows its text beside its tests, " + keymap.Name(m.c.Keys.Back) + " goes back to the steps. " +
-		keymap.Name(m.c.Keys.Task.Language) + " picks the workspace language (python, node or go) before the workspace exists; the choice is remembered for the kata."
+	return m.c.T("task.help_note", "Open", keymap.Name(m.c.Keys.Task.Open), "Back", keymap.Name(m.c.Keys.Back), "Language", keymap.Name(m.c.Keys.Task.Language))
 }
 
 // SetSize sizes the viewport and asks for the open step's text at the new width.
@@ -216,7 +214,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.created {
 			m.busy = false
 			if msg.err == nil {
-				m.note = "Created from the " + m.language() + " template."
+				m.note = m.c.T("task.created", "Language", m.language())
 			} else {
 				m.note = ""
 			}
@@ -245,7 +243,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.refresh()
 			return next
 		}
-		m.note = "A file changed: grading again."
+		m.note = m.c.T("task.changed")
 		cmd = tea.Batch(next, m.startGrade())
 	case gradeEventMsg:
 		if m.run == nil || msg.id != m.run.id {
@@ -262,16 +260,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		cmd = m.recordGrade(msg.rep)
 		if m.regrade {
 			m.regrade = false
-			m.note = "A file changed while grading: grading again."
+			m.note = m.c.T("task.changed_while")
 			cmd = tea.Batch(cmd, m.startGrade())
 		}
 	case editorDoneMsg:
 		if msg.dir != m.dir {
 			return nil
 		}
-		m.note = "Back from the editor."
+		m.note = m.c.T("task.back_from_editor")
 		if msg.err != nil {
-			m.note = "The editor failed: " + msg.err.Error()
+			m.note = m.c.T("task.editor_failed", "Error", msg.err.Error())
 		}
 		cmd = statWorkspace(m.p.ID, m.dir)
 	case tea.MouseWheelMsg:
@@ -325,15 +323,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case m.busy:
 		case m.ws == wsReady:
-			m.note = "The workspace already exists; it is never overwritten."
+			m.note = m.c.T("task.exists")
 		default:
 			m.busy = true
-			m.note = "Creating the workspace…"
+			m.note = m.c.T("task.creating")
 			return initWorkspace(m.p, m.dir, m.language())
 		}
 	case key.Matches(msg, k.Language):
 		if m.ws == wsReady {
-			m.note = "The workspace is a " + m.language() + " one (its kata.json says so), and stays one; to start over in another language, move the folder away and press " + keymap.Name(k.Init) + "."
+			m.note = m.c.T("task.language_fixed", "Language", m.language(), "Key", keymap.Name(k.Init))
 			return nil
 		}
 		m.note = ""
@@ -393,13 +391,13 @@ func (m *Model) move(d int) {
 
 // noWorkspace says there is no workspace yet and which key creates it.
 func (m *Model) noWorkspace() string {
-	return "There is no workspace yet: press " + keymap.Name(m.c.Keys.Task.Init) + " to create it."
+	return m.c.T("task.no_workspace", "Key", keymap.Name(m.c.Keys.Task.Init))
 }
 
 // startGrade clears the results on show and starts a grading; the view shows "grading…" at
 // once. The last finished grading is kept to say what changed.
 func (m *Model) startGrade() tea.Cmd {
-	m.report, m.live, m.done, m.total, m.status = nil, nil, 0, 0, "starting"
+	m.report, m.live, m.done, m.total, m.status = nil, nil, 0, 0, m.c.T("task.starting")
 	m.run = m.opts.Runs.newRun()
 	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir))
 }
@@ -431,7 +429,7 @@ func (m *Model) View() string {
 	title := st.Title.Render(m.p.Task.Title)
 	if m.open {
 		if s, ok := m.selectedStep(); ok {
-			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · step "+itoa(s.Number))
+			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · "+m.c.T("grade.step", "Step", s.Number))
 		}
 	}
 	if m.p.InEnglish("task.md") {
@@ -451,5 +449,5 @@ func (m *Model) View() string {
 func (m *Model) recordGrade(rep *grader.Report) tea.Cmd {
 	g := rep.GradeRun(m.c.Now())
 	g.Kata, g.Workspace = m.p.ID, m.dir // the screen's own, even when the report could not say
-	return m.c.Write("", "recording the grade", func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
+	return m.c.Write("", m.c.T("store.recording_grade"), func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
 }

@@ -3,7 +3,6 @@
 package traps
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -48,7 +47,7 @@ func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp(
 // HelpNote says what the filter matches.
 func (m *Model) HelpNote() string {
 	k := m.c.Keys
-	return keymap.Name(k.Find.Open) + " keeps the rows whose trap, reason or correct pattern holds the text, as you type; " + keymap.Name(k.Find.Done) + " keeps the filter, " + keymap.Name(k.Back) + " drops it."
+	return m.c.T("traps.help_note", "Find", keymap.Name(k.Find.Open), "Done", keymap.Name(k.Find.Done), "Back", keymap.Name(k.Back))
 }
 
 // Typing reports whether the filter is being typed (keys are text then).
@@ -85,10 +84,10 @@ func (m *Model) layout() {
 		m.shown += len(t.Rows)
 	}
 	if len(tables) == 0 {
-		m.vp.SetContent(common.WrapHanging("  ", "No trap matches “"+m.query+"”: "+keymap.Name(m.c.Keys.Back)+" drops the filter.", m.c.Width))
+		m.vp.SetContent(common.WrapHanging("  ", m.c.T("traps.no_match", "Query", m.query, "Key", keymap.Name(m.c.Keys.Back)), m.c.Width))
 		return
 	}
-	m.vp.SetContent(traptable.Render(tables, m.c.Width, m.c.Styles.Traps))
+	m.vp.SetContent(traptable.RenderIn(tables, m.c.Width, m.c.Styles.Traps, []string{m.c.T("traps.col_trap"), m.c.T("traps.col_why"), m.c.T("traps.col_correct")}))
 	m.vp.GotoTop()
 }
 
@@ -139,7 +138,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // View draws the title line (or the filter) and the tables.
 func (m *Model) View() string {
 	st := m.c.Styles
-	title := st.Title.Render("Traps") + " " + st.Subtle.Render("— "+m.p.Title)
+	title := st.Title.Render(m.c.T("traps.title")) + " " + st.Subtle.Render("— "+m.p.Title)
 	if m.p.InEnglish("traps.md") {
 		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
 	}
@@ -148,7 +147,7 @@ func (m *Model) View() string {
 	}
 	second := ""
 	if m.filter.Active() {
-		second = m.filter.View(st, fmt.Sprintf("%d of %s", m.shown, common.Count(m.p.TrapCount(), "trap", "traps")), m.c.Width)
+		second = m.filter.View(st, m.c.T("common.of", "Shown", m.shown, "Total", m.c.N("count.trap", m.p.TrapCount())), m.c.Width)
 	}
 	return common.Truncate(title, m.c.Width) + "\n" + second + "\n" + m.vp.View()
 }
