@@ -217,6 +217,11 @@ func newListCmd() *cobra.Command {
 				return enc.Encode(rows)
 			}
 			loc := i18n.New(userLocale(cmd))
+			// The text is the reader's: titles as packet.json translates them (--json above stays
+			// English in every locale).
+			for i, e := range localized(cmd, lib).Entries() {
+				rows[i].Title = e.Title
+			}
 			for _, r := range rows {
 				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
 				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
