@@ -33,6 +33,9 @@ func newStatsCmd() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if !asJSON {
+				lib = localized(cmd, lib) // the text in the reader's language; JSON stays English
+			}
 			if items {
 				rep, err := progress.ReadItemReport(lib, path)
 				if err != nil {
