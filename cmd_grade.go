@@ -92,7 +92,7 @@ func newGradeCmd() *cobra.Command {
 					return rep, grader.WriteJSON(out, rep)
 				}
 				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose, Loc: i18n.New(userLocale(cmd))}
-				if p, ok := lib.Get(rep.Kata); ok {
+				if p, ok := localized(cmd, lib).Get(rep.Kata); ok { // step titles as TASK.md has them
 					to.Steps = grader.StepTitles(p)
 				}
 				if prev != nil {
