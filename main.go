@@ -298,8 +298,9 @@ func newInitCmd() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Wrote a %s workspace for %s in %s\n\n", lang, p.ID, dir)
-			fmt.Fprintf(out, "  1. read %s\n  2. edit the files the task names\n  3. kata grade %s\n", filepath.Join(dir, "TASK.md"), dir)
+			loc := i18n.New(locale.Resolve("", os.Getenv))
+			fmt.Fprintf(out, "%s\n\n", loc.T("init.wrote", "Lang", lang, "Kata", p.ID, "Dir", dir))
+			fmt.Fprintf(out, "%s\n", loc.T("init.next", "Task", filepath.Join(dir, "TASK.md"), "Dir", dir))
 			return nil
 		},
 	}
