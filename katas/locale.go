@@ -108,6 +108,7 @@ func localize(en *Packet, locale string) *Packet {
 			p.Task = parseTask(twin, src, &ps)
 		}
 	}
+	localizeTests(&p, en, locale)
 	return &p
 }
 

@@ -35,10 +35,14 @@ type Packet struct {
 	// ConfigRules are the graded .mcp.json rules (fixtures/config.json), when the packet
 	// grades config.
 	ConfigRules *ConfigSet
+	// testTexts are the tests' names and rules from the fixture twins of Locale, by test id
+	// (TestText); nil for English.
+	testTexts map[string]TestText
 
 	// Locale is the language the packet is read in (Library.Localized): "" for English, else an
-	// ISO 639-1 code such as "es". Fallback lists the files of exam.md, traps.md and task.md read
-	// in English all the same (no locale twin, or one that disagrees with its English file).
+	// ISO 639-1 code such as "es". Fallback lists the files of exam.md, traps.md, task.md and
+	// fixtures/<part>.json read in English all the same (no locale twin, or one that disagrees
+	// with its English file).
 	Locale   string
 	Fallback []string
 

@@ -132,6 +132,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	// Locale twins (exam.es.md beside exam.md, …) keep the English file's ids, keys, options,
 	// trap rows, steps and code: a difference names both files and lines.
 	v.Problems = append(v.Problems, CheckTwins(fsys, dir)...)
+	v.Problems = append(v.Problems, checkFixtureTwins(fsys, p)...)
 	checkTexts(fsys, dir, p.Layers, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
@@ -174,6 +175,9 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	if entries, err := fs.ReadDir(fsys, path.Join(dir, "fixtures")); err == nil {
 		for _, e := range entries {
 			part, ok := strings.CutSuffix(e.Name(), ".json")
+			if ok && strings.Contains(part, ".") {
+				continue // a locale twin, checked by checkFixtureTwins
+			}
 			if ok && !slices.Contains(p.Graded, part) {
 				v.Problems.add(path.Join(dir, "fixtures", e.Name()), 0, "fixtures for %q, which packet.json does not grade (graded: %s)", part, strings.Join(p.Graded, ", "))
 			}

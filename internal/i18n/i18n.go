@@ -14,11 +14,16 @@ import (
 	"github.com/kata-mcp/kata/internal/locale"
 )
 
-// files holds one catalog per language of locale.Supported: active.en.toml, active.es.toml,
-// active.ru.toml.
+// files holds the catalogs: for each area (Areas) one file per language of locale.Supported,
+// <area>.<lang>.toml (active.en.toml, grader.ru.toml, …).
 //
-//go:embed active.*.toml
+//go:embed *.toml
 var files embed.FS
+
+// Areas are the catalog files' first names: "active" for the screens and commands, "grader"
+// for the grader's test names and failure messages, "class" for the instructor's class
+// reports and board. Each language has one file per area; together they are its catalog.
+var Areas = []string{"active", "grader", "class"}
 
 // bundle parses the catalogs once; a catalog that does not parse is a build defect, which the
 // package's tests catch, so it panics.
@@ -36,15 +41,26 @@ func Load() (*goi18n.Bundle, error) {
 	b := goi18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
 	for _, l := range locale.Supported {
-		if _, err := b.LoadMessageFileFS(files, File(l)); err != nil {
-			return nil, err
+		for _, f := range Files(l) {
+			if _, err := b.LoadMessageFileFS(files, f); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return b, nil
 }
 
-// File is the name of language lang's catalog ("active.ru.toml").
+// File is the name of language lang's catalog of the screens and commands ("active.ru.toml").
 func File(lang string) string { return "active." + lang + ".toml" }
+
+// Files are the names of language lang's catalog files, one per area of Areas.
+func Files(lang string) []string {
+	out := make([]string, len(Areas))
+	for i, a := range Areas {
+		out[i] = a + "." + lang + ".toml"
+	}
+	return out
+}
 
 // Localizer gives the text of a message in one language. A nil *Localizer speaks English, so
 // a zero-value configuration needs none.
@@ -103,3 +119,33 @@ func (l *Localizer) localize(id string, count any, kv []any) string {
 	}
 	return s
 }
+
+// Msg is a message not yet worded: its catalog id and its template fields as name, value
+// pairs, and for a counted message the count that picks its plural form. The grader records
+// its findings as Msgs so a report can be read in any language; Localizer.Say words one.
+type Msg struct {
+	ID     string
+	Fields []any
+	// Count, when Counted, is the number the plural form is chosen for (field Count).
+	Count   int
+	Counted bool
+}
+
+// M is the message id with the template fields kv (name, value pairs), as T takes them.
+func M(id string, kv ...any) Msg { return Msg{ID: id, Fields: kv} }
+
+// MN is the counted message id for count, as N takes it.
+func MN(id string, count int, kv ...any) Msg {
+	return Msg{ID: id, Fields: kv, Count: count, Counted: true}
+}
+
+// Say words m in the localizer's language.
+func (l *Localizer) Say(m Msg) string {
+	if m.Counted {
+		return l.N(m.ID, m.Count, m.Fields...)
+	}
+	return l.T(m.ID, m.Fields...)
+}
+
+// English words m in English.
+func (m Msg) English() string { return english().Say(m) }

@@ -19,22 +19,45 @@ import (
 	"github.com/kata-mcp/kata/internal/locale"
 )
 
-// catalog parses lang's catalog into its messages by id.
+// catalog parses lang's catalog files into its messages by id; an id in two files fails.
 func catalog(t *testing.T, lang string) map[string]*goi18n.Message {
 	t.Helper()
-	src, err := files.ReadFile(File(lang))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mf, err := goi18n.ParseMessageFileBytes(src, File(lang), map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal})
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]*goi18n.Message{}
-	for _, m := range mf.Messages {
-		out[m.ID] = m
+	for _, file := range Files(lang) {
+		src, err := files.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := goi18n.ParseMessageFileBytes(src, file, map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mf.Messages {
+			if _, dup := out[m.ID]; dup {
+				t.Errorf("%s: %q is in another file of the %s catalog too", file, m.ID, lang)
+			}
+			out[m.ID] = m
+		}
 	}
 	return out
+}
+
+// TestEveryCatalogFileIsAnArea: each embedded .toml file is <area>.<lang>.toml of Areas and
+// locale.Supported, so no file is loaded by accident or left out.
+func TestEveryCatalogFileIsAnArea(t *testing.T) {
+	var want []string
+	for _, l := range locale.Supported {
+		want = append(want, Files(l)...)
+	}
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !slices.Contains(want, e.Name()) {
+			t.Errorf("%s is embedded but is no area's catalog of a supported language", e.Name())
+		}
+	}
 }
 
 // field matches a template field, {{.Name}}.
@@ -70,26 +93,26 @@ func TestCatalogsHaveTheSameMessages(t *testing.T) {
 		for id, m := range en {
 			o, ok := other[id]
 			if !ok {
-				t.Errorf("%s lacks %q", File(lang), id)
+				t.Errorf("the %s catalog lacks %q", lang, id)
 				continue
 			}
 			if o.Other == "" {
-				t.Errorf("%s: %q has no other form", File(lang), id)
+				t.Errorf("%s: %q has no other form", lang, id)
 			}
 			if got, want := fields(o), fields(m); !slices.Equal(got, want) {
-				t.Errorf("%s: %q uses the fields %v, English %v", File(lang), id, got, want)
+				t.Errorf("%s: %q uses the fields %v, English %v", lang, id, got, want)
 			}
 			counted := m.One != ""
 			if counted != (o.One != "") {
-				t.Errorf("%s: %q is counted in one language and not the other", File(lang), id)
+				t.Errorf("%s: %q is counted in one language and not the other", lang, id)
 			}
 			if counted && lang == "ru" && (o.Few == "" || o.Many == "") {
-				t.Errorf("%s: %q lacks the few or many form", File(lang), id)
+				t.Errorf("%s: %q lacks the few or many form", lang, id)
 			}
 		}
 		for id := range other {
 			if _, ok := en[id]; !ok {
-				t.Errorf("%s has %q, which English does not", File(lang), id)
+				t.Errorf("%s has %q, which English does not", lang, id)
 			}
 		}
 	}
@@ -164,8 +187,14 @@ func TestEveryUsedIDExists(t *testing.T) {
 			if !ok || len(call.Args) == 0 {
 				return true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "N") {
+			name := ""
+			switch fn := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				name = fn.Sel.Name
+			case *ast.Ident:
+				name = fn.Name
+			}
+			if !slices.Contains([]string{"T", "N", "M", "MN"}, name) {
 				return true
 			}
 			lit, ok := call.Args[0].(*ast.BasicLit)
@@ -181,7 +210,7 @@ func TestEveryUsedIDExists(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("%s: message %q is in no catalog", fset.Position(lit.Pos()), id)
-			case sel.Sel.Name == "N" && m.One == "":
+			case (name == "N" || name == "MN") && m.One == "":
 				t.Errorf("%s: message %q is counted but has no one form", fset.Position(lit.Pos()), id)
 			}
 			return true
