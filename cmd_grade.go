@@ -93,7 +93,7 @@ func newGradeCmd() *cobra.Command {
 				}
 				to := grader.TextOptions{Color: isTerminal(out) && !ui.NoColor(os.Getenv), Verbose: verbose, Loc: i18n.New(userLocale(cmd))}
 				if p, ok := localized(cmd, lib).Get(rep.Kata); ok { // step titles as TASK.md has them
-					to.Steps = grader.StepTitles(p)
+					to.Steps, to.Packet = grader.StepTitles(p), p
 				}
 				if prev != nil {
 					grader.WriteChanges(out, prev, rep, to)

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // scenarioTimeout bounds how long the grader waits for each client message; the clock the
@@ -235,19 +237,22 @@ func (r *run) runClientTests(ctx context.Context) {
 		r.announceStart(d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if sameCrash >= sameCrashLimit {
-			t.Status, t.Message = StatusFail, fmt.Sprintf("skipped: the client crashed the same way, before any decision, on each of the first %d scenarios (see %q); fix that crash first", sameCrash, lastTailOf)
+			t.Status = StatusFail
+			t.setMessage(i18n.Raw(fmt.Sprintf("skipped: the client crashed the same way, before any decision, on each of the first %d scenarios (see %q); fix that crash first", sameCrash, lastTailOf)))
 			r.record(t)
 			continue
 		}
 		if ctx.Err() != nil {
-			t.Status, t.Message = StatusError, r.stoppedMsg(r.clientPhase, "not run")
+			t.Status = StatusError
+			t.setMessage(r.stoppedMsg(r.clientPhase, "not run"))
 			r.record(t)
 			continue
 		}
 		if c == nil {
 			var err error
 			if c, err = startClient(r.clientSpec); err != nil {
-				t.Status, t.Message = StatusError, "the client could not be started: "+err.Error()
+				t.Status = StatusError
+				t.setMessage(i18n.Raw("the client could not be started: " + err.Error()))
 				r.record(t)
 				continue
 			}
@@ -267,7 +272,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		proc := c.proc
 		if res.stopped {
 			t.Status = StatusError
-			probs = problems{{text: r.stoppedMsg(r.clientPhase, "this scenario was cut short")}}
+			probs = problems{{msg: r.stoppedMsg(r.clientPhase, "this scenario was cut short")}}
 		}
 		crashedAtStart := false
 		if res.broken {
@@ -295,7 +300,7 @@ func (r *run) runClientTests(ctx context.Context) {
 			sameCrash = -1
 		}
 		t.Output = proc.stderr.since(mark, outputCap)
-		r.recordVerdict(t, probs, "")
+		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 	if c != nil {
 		c.proc.stdin.Close()

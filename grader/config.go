@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
@@ -160,6 +161,6 @@ func (r *run) runConfigTests() {
 		for _, text := range checkConfigRule(rule.Check, r.mcp) {
 			probs.add(RuleID(rule.ID), "%s", text)
 		}
-		r.recordVerdict(t, probs, "")
+		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,21 +47,32 @@ type callOutcome struct {
 // says something worth knowing about a call that passed (TestResult.Note).
 type problem struct {
 	rule RuleID
-	text string
+	msg  i18n.Msg
 	note bool
 }
 
 // problems collects what a check finds.
 type problems []problem
 
-// add records a problem of the rule.
+// add records a problem of the rule in English only (a sentence not yet in the catalog).
 func (ps *problems) add(rule RuleID, format string, args ...any) {
-	*ps = append(*ps, problem{rule: rule, text: fmt.Sprintf(format, args...)})
+	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...))})
+}
+
+// say records a problem of the rule: m, a message of the grader's catalog
+// (internal/i18n/grader.*.toml), so the report can be read in any language.
+func (ps *problems) say(rule RuleID, m i18n.Msg) {
+	*ps = append(*ps, problem{rule: rule, msg: m})
 }
 
 // addNote records a note of the rule: the call passed, with something worth saying.
 func (ps *problems) addNote(rule RuleID, format string, args ...any) {
-	*ps = append(*ps, problem{rule: rule, text: fmt.Sprintf(format, args...), note: true})
+	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...)), note: true})
+}
+
+// sayNote records a note of the rule as a catalog message (see say).
+func (ps *problems) sayNote(rule RuleID, m i18n.Msg) {
+	*ps = append(*ps, problem{rule: rule, msg: m, note: true})
 }
 
 // failures returns the problems that are not notes.
@@ -68,22 +80,37 @@ func (ps problems) failures() problems {
 	return slices.DeleteFunc(slices.Clone(ps), func(p problem) bool { return p.note })
 }
 
-// notes returns the notes' sentences, in order.
-func (ps problems) notes() []string {
-	var out []string
+// notes returns the notes' sentences in English, in order.
+func (ps problems) notes() []string { return english(ps.noteMessages()) }
+
+// texts returns the sentences in English of the problems that are not notes, in order.
+func (ps problems) texts() []string { return english(ps.messages()) }
+
+// english is messages in English.
+func english(ms []i18n.Msg) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.English()
+	}
+	return out
+}
+
+// noteMessages returns the notes' messages, in order.
+func (ps problems) noteMessages() []i18n.Msg {
+	var out []i18n.Msg
 	for _, p := range ps {
 		if p.note {
-			out = append(out, p.text)
+			out = append(out, p.msg)
 		}
 	}
 	return out
 }
 
-// texts returns the sentences of the problems that are not notes, in order.
-func (ps problems) texts() []string {
-	var out []string
+// messages returns the messages of the problems that are not notes, in order.
+func (ps problems) messages() []i18n.Msg {
+	var out []i18n.Msg
 	for _, p := range ps.failures() {
-		out = append(out, p.text)
+		out = append(out, p.msg)
 	}
 	return out
 }

@@ -53,7 +53,11 @@ func WriteChanges(w io.Writer, prev, cur *Report, o TextOptions) {
 		WriteText(w, cur, o)
 		return
 	}
-	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}}
+	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}, english: map[string]string{}}
+	for _, t := range cur.Tests {
+		tw.english[t.ID] = t.Message
+	}
+	prev, cur = Localize(prev, o.Loc, o.Packet), Localize(cur, o.Loc, o.Packet)
 	fmt.Fprintln(w, header(cur))
 	loc := o.Loc
 	fmt.Fprintln(w, SummaryIn(cur, loc))

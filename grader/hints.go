@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,7 +120,7 @@ func retryHint(f katas.Fixture, got, want int) (hint, bool) {
 // addHint appends the hint's line to the last problem, which is of the hint's rule.
 func (ps *problems) addHint(h hint) {
 	if n := len(*ps); n > 0 && (*ps)[n-1].rule == h.rule {
-		(*ps)[n-1].text += "\n" + h.line()
+		(*ps)[n-1].msg = i18n.Lines((*ps)[n-1].msg, i18n.Raw(h.line()))
 	}
 }
 

@@ -1,11 +1,13 @@
 package grader
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
 )
@@ -25,10 +27,14 @@ const (
 type Report struct {
 	Version int    `json:"version"`
 	Status  string `json:"status"`
-	// Message explains an error status (the submission could not be graded).
-	Message string       `json:"message,omitempty"`
-	Tests   []TestResult `json:"tests"`
-	Kata    string       `json:"kata"`
+	// Message explains an error status (the submission could not be graded), or says the run
+	// was interrupted.
+	Message string `json:"message,omitempty"`
+	// Why is Message as a catalog message, for Localize; nil when Message is not one (or the
+	// report was read back from JSON). Not serialised.
+	Why   *i18n.Msg    `json:"-"`
+	Tests []TestResult `json:"tests"`
+	Kata  string       `json:"kata"`
 	// Seed repeats the run's random draws with `kata grade --seed N`.
 	Seed       int64 `json:"seed"`
 	DurationMS int64 `json:"duration_ms"`
@@ -69,9 +75,14 @@ type TestResult struct {
 	Status string `json:"status"`
 	// Message says, on failure, the rule, the call sent, what came back and what was expected.
 	Message string `json:"message,omitempty"`
+	// Lines are Message's lines as catalog messages, for reading the report in another
+	// language (Localize); not serialised, so a report read back from JSON has none.
+	Lines []i18n.Msg `json:"-"`
 	// Note says something worth knowing about a test that passed, e.g. that an unknown tool was
 	// answered the way SDKs do rather than the way the spec prefers (our addition).
 	Note string `json:"note,omitempty"`
+	// NoteLines are Note's lines as catalog messages (see Lines); not serialised.
+	NoteLines []i18n.Msg `json:"-"`
 	// Output is the tail of the learner process's stderr during the test, capped.
 	Output string `json:"output,omitempty"`
 	// OutputOf names whose stderr Output is: "server" or "client" ("" for none); not
@@ -171,8 +182,9 @@ func (r *run) info(msg string) {
 	}
 }
 
-// withVerdict sets a test's status from its problems (none is a pass) and its message.
-func withVerdict(t TestResult, probs []string, detail string) TestResult {
+// withVerdict sets a test's status from its problems (none is a pass) and its message: the
+// problems, then detail (the call and what came back) when it is not empty.
+func withVerdict(t TestResult, probs []i18n.Msg, detail i18n.Msg) TestResult {
 	if t.Status == "" {
 		t.Status = StatusPass
 		if len(probs) > 0 {
@@ -180,18 +192,40 @@ func withVerdict(t TestResult, probs []string, detail string) TestResult {
 		}
 	}
 	if len(probs) > 0 {
-		t.Message = strings.Join(probs, "\n")
-		if detail != "" {
-			t.Message += "\n" + detail
+		lines := probs
+		if detail.ID != "" || detail.Text != "" {
+			lines = append(slices.Clip(lines), detail)
 		}
+		t.setMessage(lines...)
 	}
 	return t
 }
 
+// setMessage sets the test's Message to the lines in English, and Lines to them.
+func (t *TestResult) setMessage(lines ...i18n.Msg) {
+	t.Lines = lines
+	t.Message = englishLines(lines)
+}
+
+// setNote sets the test's Note to the lines in English, and NoteLines to them.
+func (t *TestResult) setNote(lines ...i18n.Msg) {
+	t.NoteLines = lines
+	t.Note = englishLines(lines)
+}
+
+// englishLines is messages in English, one per line.
+func englishLines(lines []i18n.Msg) string {
+	out := make([]string, len(lines))
+	for i, m := range lines {
+		out[i] = m.English()
+	}
+	return strings.Join(out, "\n")
+}
+
 // recordVerdict records a test with the verdict of its problems and the rules they broke.
-func (r *run) recordVerdict(t TestResult, probs problems, detail string) {
+func (r *run) recordVerdict(t TestResult, probs problems, detail i18n.Msg) {
 	t.FailedRules = probs.rules()
-	r.record(withVerdict(t, probs.texts(), detail))
+	r.record(withVerdict(t, probs.messages(), detail))
 }
 
 // announceDone sanitises a finished test (Sanitize) and reports it to the progress callback
@@ -278,6 +312,10 @@ func (r *run) report() *Report {
 func (r *run) errorReport(err error) *Report {
 	r.rep.Status = StatusError
 	r.rep.Message = Sanitize(err.Error())
+	var e *i18n.Error
+	if errors.As(err, &e) && e.Error() == err.Error() {
+		r.rep.Why = &e.Msg
+	}
 	r.rep.Tests = []TestResult{}
 	r.rep.DurationMS = time.Since(r.start).Milliseconds()
 	return r.rep

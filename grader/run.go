@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -104,11 +105,11 @@ func (r *run) interrupted() bool { return r.parent != nil && r.parent.Err() != n
 
 // stoppedMsg says why a test of the phase was not run or a call was cut short: the run was
 // interrupted, or the phase's budget was used up.
-func (r *run) stoppedMsg(ph phase, what string) string {
+func (r *run) stoppedMsg(ph phase, what string) i18n.Msg {
 	if r.interrupted() {
-		return what + ": grading was interrupted (ctrl-c or SIGTERM)"
+		return i18n.Raw(what + ": grading was interrupted (ctrl-c or SIGTERM)")
 	}
-	return fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, ph.name, ph.budget, ph.name)
+	return i18n.Raw(fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, ph.name, ph.budget, ph.name))
 }
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -178,9 +179,9 @@ func (r *run) runServerPhase(ctx context.Context) error {
 }
 
 func (r *run) runToolsList(ctx context.Context, w *worker) {
-	name := "tools/list: declares " + strings.Join(r.packet.Tools, " and ")
+	name, rule, _ := runWideTest("tools-list", r.packet, nil)
 	r.announceStart(name)
-	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: "the server lists every tool the kata calls, each with an object input schema", OutputOf: "server"}
+	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: rule, OutputOf: "server"}
 	mark := w.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
@@ -205,7 +206,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 		}
 	}
 	t.Output = w.conn.proc.stderr.since(mark, outputCap)
-	r.recordVerdict(t, probs, "")
+	r.recordVerdict(t, probs, i18n.Msg{})
 }
 
 func toolNames(tools []*mcp.Tool) string {
@@ -232,8 +233,8 @@ func callDeadline(dr drawn) time.Duration {
 type caseResult struct {
 	probs problems
 	// notes are what a call that passed is worth knowing for (TestResult.Note).
-	notes  []string
-	detail string
+	notes  []i18n.Msg
+	detail i18n.Msg
 	output string
 	// errored: the call could not be graded (the phase's budget ran out, or the run was
 	// interrupted), so the test is an error rather than a failure.
@@ -273,11 +274,12 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	r.announceStart(f.Name)
 	started := time.Now()
 	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
-	var groups []string             // problem texts, in order of first appearance
-	labels := map[string][]string{} // problem text → labels of the cases that had it
+	var groups []i18n.Msg           // problems, in order of first appearance
+	labels := map[string][]string{} // problem text (English) → labels of the cases that had it
 	var broken problems             // every problem of every case, for the rules broken
-	var notes []string              // the cases' notes, each once
-	var detail, output string
+	var notes []i18n.Msg            // the cases' notes, each once
+	var detail i18n.Msg
+	var output string
 	for _, dr := range cases {
 		if ctx.Err() != nil {
 			t.Status = StatusError
@@ -303,7 +305,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 			output += cr.output
 		}
 		for _, n := range cr.notes {
-			if !slices.Contains(notes, n) {
+			if !slices.ContainsFunc(notes, func(m i18n.Msg) bool { return m.English() == n.English() }) {
 				notes = append(notes, n)
 			}
 		}
@@ -314,19 +316,20 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 			continue
 		}
 		broken = append(broken, cr.probs...)
-		key := strings.Join(cr.probs.texts(), "\n")
+		found := i18n.Lines(cr.probs.messages()...)
+		key := found.English()
 		if _, seen := labels[key]; !seen {
-			groups = append(groups, key)
+			groups = append(groups, found)
 		}
 		labels[key] = append(labels[key], dr.label)
-		if detail == "" {
+		if detail.IsZero() {
 			detail = cr.detail
 		}
 	}
-	var probs []string
+	var probs []i18n.Msg
 	for _, g := range groups {
-		if ls := labels[g]; len(cases) > 1 && len(ls) > 0 {
-			g = fmt.Sprintf("with %s: %s", strings.Join(ls, ", "), g)
+		if ls := labels[g.English()]; len(cases) > 1 && len(ls) > 0 {
+			g = i18n.Raw(fmt.Sprintf("with %s: %s", strings.Join(ls, ", "), g.English()))
 		}
 		probs = append(probs, g)
 	}
@@ -335,11 +338,13 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 		for _, ls := range labels {
 			n += len(ls)
 		}
-		probs = append(probs, fmt.Sprintf("(%d of the %d calls of this test failed; the call below is the first that did)", n, len(cases)))
+		probs = append(probs, i18n.Raw(fmt.Sprintf("(%d of the %d calls of this test failed; the call below is the first that did)", n, len(cases))))
 	}
 	t.Output = clipTail(output, outputCap)
 	t.FailedRules = broken.rules()
-	t.Note = strings.Join(notes, "\n")
+	if len(notes) > 0 {
+		t.setNote(notes...)
+	}
 	t.Duration = time.Since(started)
 	return r.announceDone(withVerdict(t, probs, detail))
 }
@@ -352,7 +357,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		if err != nil {
 			cr.errored = true
 			if ctx.Err() != nil {
-				cr.probs = problems{{text: r.stoppedMsg(r.serverPhase, "the server could not be restarted")}}
+				cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, "the server could not be restarted")}}
 			} else {
 				cr.probs.add(RuleStaysUp, "the server could not be (re)started: %s", err)
 			}
@@ -387,7 +392,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	switch {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
 		cr.errored = true
-		cr.probs = problems{{text: r.stoppedMsg(r.serverPhase, "this call was cut short")}}
+		cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, "this call was cut short")}}
 		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		cr.probs.add(RuleAnswers, "no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())
@@ -402,7 +407,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		w.restart()
 	default:
 		all := checkCall(f, dr, out, r.packet.Contract)
-		cr.probs, cr.notes = all.failures(), all.notes()
+		cr.probs, cr.notes = all.failures(), all.noteMessages()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}
 	if w.conn != nil {
@@ -411,7 +416,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.output = w.lastProc.stderr.since(mark, outputCap)
 	}
 	if len(cr.probs) > 0 {
-		cr.detail = r.failureDetail(f, dr, res, err)
+		cr.detail = i18n.Raw(strings.TrimSuffix(r.failureDetail(f, dr, res, err), "\n"))
 	}
 	return cr
 }
@@ -454,9 +459,9 @@ func protocolStep(set *katas.FixtureSet) int {
 
 // runStdoutCheck is the run-wide rule: nothing but JSON-RPC on stdout.
 func (r *run) runStdoutCheck() {
-	name := "stdout carries only JSON-RPC messages"
+	name, rule, _ := runWideTest("stdout-protocol-only", r.packet, nil)
 	r.announceStart(name)
-	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: "stdout is the protocol channel; logs go to stderr (MCP spec, stdio transport)"}
+	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: rule}
 	var probs problems
 	v := r.viol.all()
 	if len(v) > 0 {
@@ -473,7 +478,7 @@ func (r *run) runStdoutCheck() {
 		}
 		probs.add(RuleStdoutProtocol, "%s", p)
 	}
-	r.recordVerdict(t, probs, "")
+	r.recordVerdict(t, probs, i18n.Msg{})
 }
 
 // schemaType is the "type" of a tool's inputSchema as the learner sent it, quoted, or

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/katas"
 )
 
 // WriteJSON writes the report as indented JSON (Exercism results.json v3 field names plus
@@ -27,16 +28,22 @@ type TextOptions struct {
 	// Verbose shows every failure in full (not only the first) and the learner process's
 	// stderr (server or client) under the failed tests, each distinct stderr once.
 	Verbose bool
-	// Loc words the report in the reader's language (internal/i18n); nil means English. Test
-	// names, rules and messages stay as the grader wrote them.
+	// Loc words the report in the reader's language (internal/i18n); nil means English.
 	Loc *i18n.Localizer
+	// Packet is the report's kata as the reader's locale reads it, for the tests' names and
+	// rules in that language (Localize); nil keeps them as the report has them.
+	Packet *katas.Packet
 }
 
 // WriteText writes the readable report (docs/grading.md#text-report): the header, the summary
 // line, the first failure in full, then the tests grouped by task step, each failure with the
 // first line of its message (with Verbose: in full, with the learner's stderr).
 func WriteText(w io.Writer, r *Report, o TextOptions) {
-	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}}
+	tw := textWriter{w: w, o: o, stderrOf: map[string]string{}, english: map[string]string{}}
+	for _, t := range r.Tests {
+		tw.english[t.ID] = t.Message
+	}
+	r = Localize(r, o.Loc, o.Packet)
 	loc := o.Loc
 	fmt.Fprintln(w, header(r))
 	if r.Status == StatusError {
@@ -148,6 +155,8 @@ type textWriter struct {
 	w        io.Writer
 	o        TextOptions
 	stderrOf map[string]string
+	// english are the tests' messages in English, by id, for what only English text tells.
+	english map[string]string
 }
 
 // mark is PASS, FAIL or ERROR, coloured when asked for.
@@ -196,7 +205,7 @@ func (tw *textWriter) full(t TestResult) {
 		return
 	}
 	switch prev, seen := tw.stderrOf[out]; {
-	case quotesStderr(t.Message, out):
+	case quotesStderr(tw.english[t.ID], out):
 		if !seen {
 			tw.stderrOf[out] = t.Name // the message shows its last lines; later tests refer to it
 		}

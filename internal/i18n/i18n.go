@@ -4,7 +4,10 @@ package i18n
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
@@ -21,9 +24,12 @@ import (
 var files embed.FS
 
 // Areas are the catalog files' first names: "active" for the screens and commands, "grader"
-// for the grader's test names and failure messages, "class" for the instructor's class
-// reports and board. Each language has one file per area; together they are its catalog.
-var Areas = []string{"active", "grader", "class"}
+// for the grader's checks of a tools/call result and its rules (contract, hints, rules),
+// "harness" for the rest of a grading run (launching, tools/list, stdout, the client
+// scenarios, config rules, the call shown under a failure), "class" for the instructor's
+// class reports and board. Each language has one file per area; together they are its
+// catalog.
+var Areas = []string{"active", "grader", "harness", "class"}
 
 // bundle parses the catalogs once; a catalog that does not parse is a build defect, which the
 // package's tests catch, so it panics.
@@ -124,8 +130,13 @@ func (l *Localizer) localize(id string, count any, kv []any) string {
 // pairs, and for a counted message the count that picks its plural form. The grader records
 // its findings as Msgs so a report can be read in any language; Localizer.Say words one.
 type Msg struct {
+	// ID is the catalog id; "" for a Raw text.
 	ID     string
 	Fields []any
+	// Text is a Raw message's text, the same in every language.
+	Text string
+	// Parts are a Lines message's lines.
+	Parts []Msg
 	// Count, when Counted, is the number the plural form is chosen for (field Count).
 	Count   int
 	Counted bool
@@ -139,13 +150,73 @@ func MN(id string, count int, kv ...any) Msg {
 	return Msg{ID: id, Fields: kv, Count: count, Counted: true}
 }
 
-// Say words m in the localizer's language.
+// Raw is a message that reads the same in every language: text the learner's code wrote, a
+// path, or a sentence not yet in the catalogs.
+func Raw(text string) Msg { return Msg{Text: text} }
+
+// Lines is a message of several, one per line.
+func Lines(ms ...Msg) Msg { return Msg{Parts: ms} }
+
+// IsZero reports whether m says nothing: no id, text or parts.
+func (m Msg) IsZero() bool { return m.ID == "" && m.Text == "" && len(m.Parts) == 0 }
+
+// Say words m in the localizer's language. A template field whose value is a Msg (or a []Msg,
+// one per line) is worded first, so messages compose.
 func (l *Localizer) Say(m Msg) string {
+	switch {
+	case len(m.Parts) > 0:
+		out := make([]string, len(m.Parts))
+		for i, p := range m.Parts {
+			out[i] = l.Say(p)
+		}
+		return strings.Join(out, "\n")
+	case m.ID == "":
+		return m.Text
+	}
+	if slices.ContainsFunc(m.Fields, isMsg) {
+		kv := slices.Clone(m.Fields)
+		for i, v := range kv {
+			switch v := v.(type) {
+			case Msg:
+				kv[i] = l.Say(v)
+			case []Msg:
+				kv[i] = l.Say(Lines(v...))
+			}
+		}
+		m.Fields = kv
+	}
 	if m.Counted {
 		return l.N(m.ID, m.Count, m.Fields...)
 	}
 	return l.T(m.ID, m.Fields...)
 }
 
+func isMsg(v any) bool {
+	switch v.(type) {
+	case Msg, []Msg:
+		return true
+	}
+	return false
+}
+
 // English words m in English.
 func (m Msg) English() string { return english().Say(m) }
+
+// Error is an error whose text is a Msg, so that a program can show it in the reader's
+// language (Localizer.Error); its Error() is the English text.
+type Error struct{ Msg Msg }
+
+// Err is the error of message id with the template fields kv.
+func Err(id string, kv ...any) error { return &Error{Msg: M(id, kv...)} }
+
+func (e *Error) Error() string { return e.Msg.English() }
+
+// Error words err in the localizer's language when err is, or wraps, an *Error whose text is
+// all of err's (no wrapping added words of its own); otherwise err's own text.
+func (l *Localizer) Error(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Error() == err.Error() {
+		return l.Say(e.Msg)
+	}
+	return err.Error()
+}

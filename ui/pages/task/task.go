@@ -294,6 +294,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // finish takes a finished grading: it goes on show, the previous one is kept to compare with,
 // and the first failing step is selected (its first failing test when a step is open).
 func (m *Model) finish(rep *grader.Report) {
+	rep = grader.Localize(rep, m.c.Loc, m.p) // the screen's words; progress keeps ids and statuses
 	m.report = rep
 	if rep.Status != grader.StatusError {
 		if m.last != nil && m.last.Status != grader.StatusError {
@@ -413,7 +414,7 @@ func (m *Model) progress(ev grader.Event) {
 		m.status = ev.Test
 	case grader.EventTestFinished:
 		if ev.Result != nil {
-			m.live = append(m.live, *ev.Result)
+			m.live = append(m.live, grader.LocalizeTest(*ev.Result, m.c.Loc, m.p))
 			grader.SortTests(m.live, m.order)
 		}
 	case grader.EventInfo:

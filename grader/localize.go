@@ -1,0 +1,86 @@
+package grader
+
+import (
+	"strings"
+
+	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/katas"
+)
+
+// Localize returns a copy of the report for a reader of loc's language, to show and never to
+// save: each test's name and rule from p, the packet as the reader's locale reads it
+// (katas.Packet.TestText: its fixture twins), or from the grader's catalog for the run-wide
+// tests; its message and note from their catalog messages (Lines, NoteLines), sanitised again;
+// and the report's own message from Why. What has no words in that language stays English: a
+// report read back from JSON keeps its English messages. A nil or English loc returns r
+// itself; p may be nil (names and rules stay as they are). JSON, JUnit and CSV output are
+// written from the report itself, in English (docs/i18n.md).
+func Localize(r *Report, loc *i18n.Localizer, p *katas.Packet) *Report {
+	if r == nil || loc == nil || loc.Lang() == katas.English {
+		return r
+	}
+	out := *r
+	if r.Why != nil {
+		out.Message = Sanitize(loc.Say(*r.Why))
+	}
+	out.Tests = make([]TestResult, len(r.Tests))
+	for i, t := range r.Tests {
+		out.Tests[i] = LocalizeTest(t, loc, p)
+	}
+	return &out
+}
+
+// LocalizeTest is one test of a report for a reader of loc's language, as Localize words it.
+func LocalizeTest(t TestResult, loc *i18n.Localizer, p *katas.Packet) TestResult {
+	if loc == nil || loc.Lang() == katas.English {
+		return t
+	}
+	if words, ok := testWords(t.ID, loc, p); ok {
+		t.Name = words.Name
+		if t.Rule != "" {
+			t.Rule = words.Rule
+		}
+	}
+	if len(t.Lines) > 0 {
+		t.Message = Sanitize(sayLines(loc, t.Lines))
+	}
+	if len(t.NoteLines) > 0 {
+		t.Note = Sanitize(sayLines(loc, t.NoteLines))
+	}
+	return t
+}
+
+// testWords is the name and rule of the test with the id in loc's language: a run-wide test's
+// from the catalog (runWideTest), any other from p.
+func testWords(id string, loc *i18n.Localizer, p *katas.Packet) (katas.TestText, bool) {
+	if p == nil {
+		return katas.TestText{}, false
+	}
+	if name, rule, ok := runWideTest(id, p, loc); ok {
+		return katas.TestText{ID: id, Name: name, Rule: rule}, true
+	}
+	return p.TestText(id)
+}
+
+// runWideTest is the name and rule of one of the grader's own tests, which no fixture file
+// holds ("tools-list", "stdout-protocol-only"), in loc's language (nil: English); ok is false
+// for any other id.
+func runWideTest(id string, p *katas.Packet, loc *i18n.Localizer) (name, rule string, ok bool) {
+	switch id {
+	case "tools-list":
+		tools := strings.Join(p.Tools, loc.T("grader.and"))
+		return loc.T("grader.test.tools_list.name", "Tools", tools), loc.T("grader.test.tools_list.rule"), true
+	case "stdout-protocol-only":
+		return loc.T("grader.test.stdout_protocol_only.name"), loc.T("grader.test.stdout_protocol_only.rule"), true
+	}
+	return "", "", false
+}
+
+// sayLines words messages in loc's language, one per line.
+func sayLines(loc *i18n.Localizer, lines []i18n.Msg) string {
+	out := make([]string, len(lines))
+	for i, m := range lines {
+		out[i] = loc.Say(m)
+	}
+	return strings.Join(out, "\n")
+}
