@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/ui/assistant"
 )
 
@@ -65,7 +66,7 @@ func newExportGradescopeCmd() *cobra.Command {
 				os.Remove(out)
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s)\n", out, strings.Join(names, ", "))
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.wrote_files", "Path", out, "Names", strings.Join(names, ", ")))
 			return nil
 		},
 	}
@@ -108,7 +109,7 @@ func newExportClassroomCmd() *cobra.Command {
 				if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
 					version = bi.Main.Version
 				} else {
-					fmt.Fprintf(cmd.ErrOrStderr(), "kata: note: this kata has no release version, so the workflow installs %s@latest; pin one with --kata-version\n", kataModule)
+					note(cmd.ErrOrStderr(), i18n.New(userLocale(cmd)), i18n.M("out.no_release", "Module", kataModule))
 				}
 			}
 			goVersion := strings.TrimPrefix(runtime.Version(), "go")
@@ -119,10 +120,10 @@ func newExportClassroomCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "wrote the %s starter workspace of %s in %s\n", lang, p.ID, args[1])
+			out, loc := cmd.OutOrStdout(), i18n.New(userLocale(cmd))
+			fmt.Fprintln(out, loc.T("out.wrote_starter", "Language", lang, "Kata", p.ID, "Dir", args[1]))
 			for _, path := range paths {
-				fmt.Fprintf(out, "wrote %s\n", path)
+				fmt.Fprintln(out, loc.T("out.wrote", "Path", path))
 			}
 			return nil
 		},
@@ -151,13 +152,12 @@ func newExportSkillCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
+			out, loc := cmd.OutOrStdout(), i18n.New(userLocale(cmd))
 			for _, p := range paths {
-				fmt.Fprintf(out, "wrote %s\n", p)
+				fmt.Fprintln(out, loc.T("out.wrote", "Path", p))
 			}
 			if filepath.Base(filepath.Clean(args[1])) != ".claude" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "kata: note: Claude Code reads skills from .claude/skills/ and subagents from .claude/agents/ "+
-					"(in the project, or in ~/.claude for all your projects); %s is not a .claude folder\n", args[1])
+				note(cmd.ErrOrStderr(), loc, i18n.M("out.not_claude_dir", "Dir", args[1]))
 			}
 			return nil
 		},

@@ -53,7 +53,7 @@ func newGradeCmd() *cobra.Command {
 			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
 			errw := cmd.ErrOrStderr()
 			if n := grader.DetectIsolation().Notice(); n != "" {
-				fmt.Fprintf(errw, "kata: note: %s\n", n)
+				note(errw, i18n.New(userLocale(cmd)), i18n.Raw(n))
 			}
 			if !asJSON && isTerminal(errw) {
 				opts.Progress = func(e grader.Event) {
@@ -62,7 +62,7 @@ func newGradeCmd() *cobra.Command {
 					}
 				}
 			}
-			rec := &gradeRecorder{errw: errw} // saves each run to the progress store; never fails grading
+			rec := &gradeRecorder{errw: errw, loc: i18n.New(userLocale(cmd))} // saves each run to the progress store; never fails grading
 			defer rec.close()
 			// gradeOnce grades and writes the report; after an earlier grading (prev, in
 			// --watch) the text says only what changed and the first failure. With --kata, a
@@ -199,6 +199,7 @@ func writeReportFiles(rep *grader.Report, resultsFile, junitFile string) error {
 // a store that cannot be opened or written is reported once on stderr and grading goes on.
 type gradeRecorder struct {
 	errw   io.Writer
+	loc    *i18n.Localizer
 	store  *progress.Store
 	tried  bool
 	warned bool
@@ -231,7 +232,7 @@ func (g *gradeRecorder) record(rep *grader.Report) {
 func (g *gradeRecorder) warn(err error) {
 	if !g.warned {
 		g.warned = true
-		fmt.Fprintf(g.errw, "kata: warning: this grading run is not saved to your progress: %v\n", err)
+		warning(g.errw, g.loc, i18n.M("out.run_not_saved", "Error", err))
 	}
 }
 
@@ -245,10 +246,20 @@ func (g *gradeRecorder) close() {
 		a := learner.New(g.store, learner.Options{})
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		if err := a.Flush(ctx); err != nil {
-			fmt.Fprintf(g.errw, "kata: the grade waits to be sent to workshop %s (%v); the app sends it when the server answers\n", m.Code, err)
+			fmt.Fprintln(g.errw, g.loc.T("out.grade_waits", "Code", m.Code, "Error", err))
 		}
 		cancel()
 		a.Close()
 	}
 	g.store.Close()
+}
+
+// note writes "kata: note: …" with m, in loc's language, on w (stderr).
+func note(w io.Writer, loc *i18n.Localizer, m i18n.Msg) {
+	fmt.Fprintln(w, loc.T("out.note", "Text", loc.Say(m)))
+}
+
+// warning writes "kata: warning: …" with m, in loc's language, on w (stderr).
+func warning(w io.Writer, loc *i18n.Localizer, m i18n.Msg) {
+	fmt.Fprintln(w, loc.T("out.warning", "Text", loc.Say(m)))
 }

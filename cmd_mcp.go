@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/ui/assistant"
 )
 
@@ -33,7 +34,7 @@ func newMCPCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if printConfig {
-				return printMCPConfig(cmd.OutOrStdout(), cmd.ErrOrStderr(), absolute)
+				return printMCPConfig(cmd.OutOrStdout(), cmd.ErrOrStderr(), absolute, i18n.New(userLocale(cmd)))
 			}
 			lib, err := loadLibrary(cmd)
 			if err != nil {
@@ -60,8 +61,9 @@ func newMCPCmd() *cobra.Command {
 // printMCPConfig prints the project-scope .mcp.json entry. It names the command "kata", found
 // on PATH, because a project's .mcp.json is committed and shared: an absolute path is one
 // machine's (the kata mcp-engineering teaches exactly this). With absolute it names the running
-// binary instead. A note on errw says when `kata` on PATH is missing or is another binary.
-func printMCPConfig(out, errw io.Writer, absolute bool) error {
+// binary instead. A note on errw, in loc's language, says when `kata` on PATH is missing or is
+// another binary.
+func printMCPConfig(out, errw io.Writer, absolute bool, loc *i18n.Localizer) error {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -73,7 +75,7 @@ func printMCPConfig(out, errw io.Writer, absolute bool) error {
 	if absolute {
 		command = exe
 		if strings.HasPrefix(exe, os.TempDir()) {
-			fmt.Fprintf(errw, "kata: note: %s is a temporary binary (go run?); build one with `go build -o kata .`\n", exe)
+			note(errw, loc, i18n.M("out.temporary_binary", "Path", exe))
 		}
 	} else {
 		onPath, err := exec.LookPath("kata")
@@ -82,10 +84,9 @@ func printMCPConfig(out, errw io.Writer, absolute bool) error {
 		}
 		switch {
 		case err != nil:
-			fmt.Fprintf(errw, "kata: note: `kata` is not on PATH, so the assistant will not find it: install it (go install github.com/kata-mcp/kata@latest) "+
-				"or add the folder of %s to PATH; --absolute names this binary's path instead (fit for your own machine, not a shared file)\n", exe)
+			note(errw, loc, i18n.M("out.not_on_path", "Path", exe))
 		case !sameFile(onPath, exe):
-			fmt.Fprintf(errw, "kata: note: the `kata` on PATH is %s, not this binary (%s)\n", onPath, exe)
+			note(errw, loc, i18n.M("out.other_on_path", "OnPath", onPath, "Path", exe))
 		}
 	}
 	_, err = out.Write(assistant.ProjectConfig(command))

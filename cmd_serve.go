@@ -53,6 +53,7 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			loc := i18n.New(userLocale(cmd))
 			tui := !noBoard && isTerminal(out) && isTerminal(os.Stdin)
 			var logw io.Writer = errw
 			logPath := filepath.Join(xdg.StateHome, "kata", "serve.log")
@@ -81,36 +82,36 @@ func newServeCmd() *cobra.Command {
 				run.Stop(sctx)
 			}()
 			if err := workshop.SaveInstructor(credsPath, workshop.Instructor{Base: run.Base, Code: run.Class.Code(), Token: run.Token}); err != nil {
-				fmt.Fprintf(errw, "kata: warning: kata class commands will need --server and --token: %v\n", err)
+				fmt.Fprintln(errw, loc.T("out.serve_creds_warning", "Error", err))
 			}
-			joinLine := "kata join " + run.JoinURL() + " --name YOUR_NAME"
-			what := "resumed"
+			joinLine := "kata join " + run.JoinURL() + " --name " + loc.T("out.your_name")
+			opened := "out.serve_resumed"
 			if run.Created {
-				what = "opened"
+				opened = "out.serve_opened"
 			}
-			fmt.Fprintf(out, "Workshop %s %s (%s) on %s, store %s\n", run.Class.Code(), what, strings.Join(run.Class.Katas(), ", "), run.Addr, run.Store())
-			fmt.Fprintf(out, "Learners join with:  %s\n", joinLine)
-			fmt.Fprintf(out, "Board (instructor):  %s\n", run.BoardURL())
+			fmt.Fprintln(out, loc.T(opened, "Code", run.Class.Code(), "Katas", strings.Join(run.Class.Katas(), ", "), "Addr", run.Addr, "Store", run.Store()))
+			fmt.Fprintln(out, loc.T("out.serve_join_with", "Line", joinLine))
+			fmt.Fprintln(out, loc.T("out.serve_board", "URL", run.BoardURL()))
 			if !tui {
-				fmt.Fprintln(out, "Headless: the board is the web page above; ctrl+c or SIGTERM stops the server.")
+				fmt.Fprintln(out, loc.T("out.serve_headless"))
 				select {
 				case <-ctx.Done():
 				case err := <-run.Err():
 					return err
 				}
-				fmt.Fprintln(out, "Stopped. kata serve with the same --kata resumes the workshop.")
+				fmt.Fprintln(out, loc.T("out.serve_stopped"))
 				return nil
 			}
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: i18n.New(userLocale(cmd))})
+				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
 			}()
 			select {
 			case err = <-errc:
 			case err = <-run.Err():
 			}
-			fmt.Fprintf(out, "Stopped (log: %s). kata serve with the same --kata resumes the workshop.\n", logPath)
+			fmt.Fprintln(out, loc.T("out.serve_stopped_log", "Log", logPath))
 			return err
 		},
 	}
@@ -164,8 +165,7 @@ func newJoinCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Joined workshop %s at %s as %s (katas: %s).\nOpen kata: your progress shows on the board. kata leave stops it.\n",
-					m.Code, m.Base, m.Name, strings.Join(m.Katas, ", "))
+				fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.joined", "Code", m.Code, "Base", m.Base, "Name", m.Name, "Katas", strings.Join(m.Katas, ", ")))
 				return nil
 			})
 		},
@@ -287,7 +287,7 @@ func addLiveClassCmds(class *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			writePacing(cmd.OutOrStdout(), st)
+			writePacing(cmd.OutOrStdout(), st, i18n.New(userLocale(cmd)))
 			return nil
 		},
 	}
@@ -310,14 +310,14 @@ func addLiveClassCmds(class *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Live quiz %s started: %s (%s). kata class reveal shows the answers to all.\n", q.ID, strings.Join(q.Items, ", "), q.Kata)
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.quiz_started", "ID", q.ID, "Items", strings.Join(q.Items, ", "), "Kata", q.Kata))
 			return nil
 		},
 	}
 	quiz.Flags().StringVar(&quizKata, "kata", "", "the kata (default: the workshop's first)")
 	quiz.Flags().IntVar(&count, "count", 1, "how many items, when none is named")
 
-	simple := func(use, short string, fn func(ctx context.Context, c *workshop.Client, out io.Writer) error) *cobra.Command {
+	simple := func(use, short string, fn func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client()
 			if err != nil {
@@ -325,10 +325,10 @@ func addLiveClassCmds(class *cobra.Command) {
 			}
 			cx, cancel := ctx()
 			defer cancel()
-			return fn(cx, c, cmd.OutOrStdout())
+			return fn(cx, c, cmd.OutOrStdout(), i18n.New(userLocale(cmd)))
 		}}
 	}
-	reveal := simple("reveal", "Reveal the live quiz's key, rationales and answer distribution to everyone", func(ctx context.Context, c *workshop.Client, out io.Writer) error {
+	reveal := simple("reveal", "Reveal the live quiz's key, rationales and answer distribution to everyone", func(ctx context.Context, c *workshop.Client, out io.Writer, _ *i18n.Localizer) error {
 		q, err := c.RevealQuiz(ctx)
 		if err != nil {
 			return err
@@ -338,17 +338,17 @@ func addLiveClassCmds(class *cobra.Command) {
 		}
 		return nil
 	})
-	end := simple("end-quiz", "End the live quiz", func(ctx context.Context, c *workshop.Client, out io.Writer) error {
+	end := simple("end-quiz", "End the live quiz", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
 		_, err := c.CloseQuiz(ctx)
 		if err == nil {
-			fmt.Fprintln(out, "The live quiz is over.")
+			fmt.Fprintln(out, loc.T("out.quiz_over"))
 		}
 		return err
 	})
-	closeCmd := simple("close", "Close the workshop: its join code expires and learners' events are refused", func(ctx context.Context, c *workshop.Client, out io.Writer) error {
+	closeCmd := simple("close", "Close the workshop: its join code expires and learners' events are refused", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
 		st, err := c.CloseWorkshop(ctx)
 		if err == nil {
-			fmt.Fprintf(out, "Workshop %s closed.\n", st.Code)
+			fmt.Fprintln(out, loc.T("out.workshop_closed", "Code", st.Code))
 		}
 		return err
 	})
@@ -371,10 +371,10 @@ func layerNumber(s string) (int, error) {
 	return 0, fmt.Errorf("unknown layer %q (layers: %s)", s, strings.Join(katas.LayerNames, ", "))
 }
 
-// writePacing prints what is open of each kata.
-func writePacing(w io.Writer, st *workshop.State) {
+// writePacing prints what is open of each kata, in loc's language.
+func writePacing(w io.Writer, st *workshop.State, loc *i18n.Localizer) {
 	for _, id := range slices.Sorted(maps.Keys(st.Pacing)) {
 		p := st.Pacing[id]
-		fmt.Fprintf(w, "%s: layers 1–%d open, task steps 1–%d open\n", id, p.Layers, p.Steps)
+		fmt.Fprintln(w, loc.T("out.pacing", "Kata", id, "Layers", p.Layers, "Steps", p.Steps))
 	}
 }
