@@ -140,9 +140,9 @@ func writeValidateSummary(w io.Writer, loc *i18n.Localizer, all []katas.Validati
 			p.ID, status, p.Source, loc.N("count.item", len(p.Items)), loc.N("count.table", len(p.Traps)), loc.N("count.trap", p.TrapCount()),
 			loc.N("count.step", len(p.Task.Steps)), loc.N("count.fixture", p.FixtureCount())+warnNote(loc, len(v.Warnings)))
 		for _, s := range v.Seeds {
-			line := fmt.Sprintf("%-24s seed %s: %d facts on %d of its lines", "", seedName(s), s.Facts, len(s.Lines))
+			line := fmt.Sprintf("%-24s ", "") + loc.T("out.seed_facts", "Seed", seedName(s), "Facts", loc.N("out.facts", s.Facts), "Lines", loc.N("out.lines", len(s.Lines)))
 			if seeds && s.TextLines > 0 {
-				line += fmt.Sprintf(" (of %d non-blank; not cited: %s)", s.TextLines, intList(s.Uncited))
+				line += " " + loc.T("out.seed_uncited", "Total", s.TextLines, "Uncited", intList(s.Uncited))
 			}
 			fmt.Fprintln(w, line)
 		}
