@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +47,23 @@ func helpLocale(c *cobra.Command) string {
 		flag = f.Value.String()
 	}
 	return locale.Resolve(flag, os.Getenv)
+}
+
+// argsLang is the value of the last --lang in the command line args (before any "--"), "" when
+// there is none: the language main words an error in when cobra stopped before parsing flags.
+func argsLang(args []string) string {
+	lang := ""
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return lang
+		case a == "--"+langFlag && i+1 < len(args):
+			lang = args[i+1]
+		case strings.HasPrefix(a, "--"+langFlag+"="):
+			lang = strings.TrimPrefix(a, "--"+langFlag+"=")
+		}
+	}
+	return lang
 }
 
 // localizeHelpWhenShown makes root's help (kata --help, kata help CMD) localize the command
@@ -125,4 +144,84 @@ func usageTemplate(base string, loc *i18n.Localizer) string {
 func init() {
 	// kataReword s old new: s with old replaced by new, for usageTemplate.
 	cobra.AddTemplateFunc("kataReword", func(old, new, s string) string { return strings.ReplaceAll(s, old, new) })
+}
+
+// cobraErrors are the forms of cobra's own errors (its argument checks and command lookup) that
+// errorText words: each pattern's groups are the message's fields, in order; a field named
+// Count is the count that picks the plural form.
+var cobraErrors = []struct {
+	re     *regexp.Regexp
+	id     string
+	fields []string
+}{
+	{regexp.MustCompile(`^unknown command "(.*)" for "(.*)"((?s)\n\nDid you mean this\?\n.*)?$`), "cli.error.unknown_command", []string{"Name", "Command", "Suggestions"}},
+	{regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`), "cli.error.exact_args", []string{"Count", "Received"}},
+	{regexp.MustCompile(`^requires at least (\d+) arg\(s\), only received (\d+)$`), "cli.error.min_args", []string{"Count", "Received"}},
+	{regexp.MustCompile(`^accepts at most (\d+) arg\(s\), received (\d+)$`), "cli.error.max_args", []string{"Count", "Received"}},
+	{regexp.MustCompile(`^accepts between (\d+) and (\d+) arg\(s\), received (\d+)$`), "cli.error.range_args", []string{"Min", "Count", "Received"}},
+	{regexp.MustCompile(`^required flag\(s\) (.*) not set$`), "cli.error.required_flags", []string{"Flags"}},
+}
+
+// errorText is err as main prints it after "kata: ", in loc's language: cobra's and pflag's
+// errors about the command line (an unknown command or flag, a flag without its value or with
+// a bad one, a wrong number of arguments) from the catalog, an *i18n.Error worded by loc, any
+// other error as it is. The English catalog has cobra's own wording, so English is unchanged.
+func errorText(err error, loc *i18n.Localizer) string {
+	var (
+		notExist *pflag.NotExistError
+		required *pflag.ValueRequiredError
+		invalid  *pflag.InvalidValueError
+		syntax   *pflag.InvalidSyntaxError
+	)
+	text := err.Error()
+	switch {
+	case errors.As(err, &notExist) && text == notExist.Error():
+		if s := notExist.GetSpecifiedShortnames(); s != "" {
+			return loc.T("cli.error.unknown_shorthand", "Flag", strconv.QuoteRune(rune(notExist.GetSpecifiedName()[0])), "Group", s)
+		}
+		if strings.HasPrefix(text, "unknown flag: ") {
+			return loc.T("cli.error.unknown_flag", "Flag", notExist.GetSpecifiedName())
+		}
+	case errors.As(err, &required) && text == required.Error():
+		if s := required.GetSpecifiedShortnames(); s != "" {
+			return loc.T("cli.error.shorthand_needs_value", "Flag", strconv.QuoteRune(rune(required.GetSpecifiedName()[0])), "Group", s)
+		}
+		return loc.T("cli.error.needs_value", "Flag", required.GetSpecifiedName())
+	case errors.As(err, &invalid) && text == invalid.Error():
+		f := invalid.GetFlag()
+		name := "--" + f.Name
+		if f.Shorthand != "" && f.ShorthandDeprecated == "" {
+			name = "-" + f.Shorthand + ", " + name
+		}
+		return loc.T("cli.error.invalid_value", "Value", strconv.Quote(invalid.GetValue()), "Flag", strconv.Quote(name), "Cause", errors.Unwrap(invalid).Error())
+	case errors.As(err, &syntax) && text == syntax.Error():
+		return loc.T("cli.error.flag_syntax", "Flag", syntax.GetSpecifiedFlag())
+	}
+	for _, e := range cobraErrors {
+		m := e.re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		kv := make([]any, 0, 2*len(e.fields))
+		count, counted := 0, false
+		for i, name := range e.fields {
+			v := m[i+1]
+			switch name {
+			case "Count":
+				count, _ = strconv.Atoi(v)
+				counted = true
+				continue
+			case "Suggestions":
+				if v != "" {
+					v = "\n\n" + loc.T("cli.error.did_you_mean") + "\n" + strings.SplitN(v, "\n", 4)[3]
+				}
+			}
+			kv = append(kv, name, v)
+		}
+		if counted {
+			return loc.N(e.id, count, kv...)
+		}
+		return loc.T(e.id, kv...)
+	}
+	return loc.Error(err)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -256,5 +257,84 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 	}
 	if viaHelp != viaFlag || !strings.Contains(viaHelp, "Indicadores globales:") {
 		t.Errorf("kata help class grade:\n%s\nkata class grade --help:\n%s", viaHelp, viaFlag)
+	}
+}
+
+// TestCobraErrorsSpeakTheLocale: cobra's and pflag's errors about a command line read in the
+// reader's language, and in English exactly as cobra words them; other errors are unchanged.
+func TestCobraErrorsSpeakTheLocale(t *testing.T) {
+	clearLocale(t)
+	run := func(args ...string) error {
+		t.Helper()
+		_, _, err := runKataErr(t, args...)
+		if err == nil {
+			t.Fatalf("kata %v: no error", args)
+		}
+		return err
+	}
+	// a tree whose root checks its commands the legacy way, so cobra suggests one
+	legacy := &cobra.Command{Use: "kata", SilenceErrors: true, SilenceUsage: true}
+	legacy.AddCommand(&cobra.Command{Use: "list", Run: func(*cobra.Command, []string) {}})
+	legacy.SetArgs([]string{"lsit"})
+	legacy.SetOut(io.Discard)
+	suggested := legacy.Execute()
+	required := &cobra.Command{Use: "join", Run: func(*cobra.Command, []string) {}}
+	required.Flags().String("name", "", "")
+	required.MarkFlagRequired("name")
+	cmd := &cobra.Command{Use: "kata"}
+	for _, c := range []struct {
+		err    error
+		es, ru string
+	}{
+		{run("nosuch"), `orden desconocida "nosuch" para "kata"`, `неизвестная команда "nosuch" для "kata"`},
+		{suggested, "orden desconocida \"lsit\" para \"kata\"\n\n¿Quisiste decir esto?\n\tlist\n", "неизвестная команда \"lsit\" для \"kata\"\n\nВозможно, вы имели в виду:\n\tlist\n"},
+		{run("list", "--nosuch"), "indicador desconocido: --nosuch", "неизвестный флаг: --nosuch"},
+		{run("grade", "-vx"), "indicador corto desconocido: 'x' en -x", "неизвестный короткий флаг: 'x' в -x"},
+		{run("export", "gradescope", "-o"), "el indicador necesita un valor: 'o' en -o", "флагу нужно значение: 'o' в -o"},
+		{run("grade", "---x"), "sintaxis de indicador incorrecta: ---x", "неверный синтаксис флага: ---x"},
+		{run("grade", "--seed"), "el indicador necesita un valor: --seed", "флагу нужно значение: --seed"},
+		{run("grade", "-v", "--kata"), "el indicador necesita un valor: --kata", "флагу нужно значение: --kata"},
+		{run("grade", "--seed", "x"), `valor "x" no válido para el indicador "--seed": strconv.ParseInt: parsing "x": invalid syntax`, `недопустимое значение "x" флага "--seed": strconv.ParseInt: parsing "x": invalid syntax`},
+		{run("show"), "admite 1 argumento, recibió 0", "нужен 1 аргумент, получено 0"},
+		{run("export", "skill", "a"), "admite 2 argumentos, recibió 1", "нужно 2 аргумента, получено 1"},
+		{run("init"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
+		{run("class", "grade"), "requiere al menos 1 argumento, solo recibió 0", "нужен хотя бы 1 аргумент, получено только 0"},
+		{run("grade", "a", "b"), "admite como mucho 1 argumento, recibió 2", "допускается не больше 1 аргумента, получено 2"},
+		{cobra.ExactArgs(5)(cmd, nil), "admite 5 argumentos, recibió 0", "нужно 5 аргументов, получено 0"},
+		{required.ValidateRequiredFlags(), `falta el indicador obligatorio "name"`, `не задан обязательный флаг "name"`},
+		{errors.New("grade: no workspace"), "grade: no workspace", "grade: no workspace"},
+	} {
+		if c.err == nil {
+			t.Fatalf("no error for %q", c.es)
+		}
+		if got := errorText(c.err, i18n.New("en")); got != c.err.Error() {
+			t.Errorf("English:\n  %q\ncobra:\n  %q", got, c.err.Error())
+		}
+		if got := errorText(c.err, i18n.New("es")); got != c.es {
+			t.Errorf("Spanish of %q:\n  %q\nwant\n  %q", c.err, got, c.es)
+		}
+		if got := errorText(c.err, i18n.New("ru")); got != c.ru {
+			t.Errorf("Russian of %q:\n  %q\nwant\n  %q", c.err, got, c.ru)
+		}
+	}
+}
+
+// TestArgsLang reads --lang from a command line the way pflag does: the last one counts, and
+// nothing after "--".
+func TestArgsLang(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"nosuch", "--lang", "ru"}, "ru"},
+		{[]string{"--lang=es", "grade"}, "es"},
+		{[]string{"--lang", "es", "x", "--lang=ru"}, "ru"},
+		{[]string{"grade", "--", "--lang", "ru"}, ""},
+		{[]string{"grade", "--lang"}, ""},
+	} {
+		if got := argsLang(c.args); got != c.want {
+			t.Errorf("argsLang(%q) = %q, want %q", c.args, got, c.want)
+		}
 	}
 }

@@ -39,7 +39,7 @@ func main() {
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "kata:", err)
+		fmt.Fprintln(os.Stderr, "kata:", errorText(err, i18n.New(locale.Resolve(argsLang(os.Args[1:]), os.Getenv))))
 		os.Exit(2)
 	}
 }
