@@ -39,7 +39,7 @@ func main() {
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "kata:", err)
+		fmt.Fprintln(os.Stderr, "kata:", errorText(err, i18n.New(locale.Resolve(argsLang(os.Args[1:]), os.Getenv))))
 		os.Exit(2)
 	}
 }
@@ -163,6 +163,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one). kata init and kata export take --lang as a workspace's programming language instead: there $KATA_LANG picks the reading language")
 	root.PersistentFlags().StringArray(packetsFlag, nil, "also load the packets in `DIR` (a folder of packets, or one packet); repeatable, later folders override earlier ones and the embedded packets (see also $KATA_PATH)")
 	root.SetHelpCommand(newHelpCmd(root))
+	localizeHelpWhenShown(root)
 	root.AddCommand(newListCmd(), newShowCmd(), newInitCmd(), newGradeCmd(), newValidateCmd(), newStatsCmd(), newExamCmd(), newReviewCmd())
 	// kata class: the class graded at once (grade) and the live workshop kata serve runs (open,
 	// quiz, reveal, end-quiz, close); kata join and leave are the learner's side.

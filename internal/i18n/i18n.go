@@ -27,9 +27,10 @@ var files embed.FS
 // for the grader's checks of a tools/call result and its rules (contract, hints, rules),
 // "harness" for the rest of a grading run (launching, tools/list, stdout, the client
 // scenarios, config rules, the call shown under a failure), "class" for the instructor's
-// class reports and board. Each language has one file per area; together they are its
-// catalog.
-var Areas = []string{"active", "grader", "harness", "class"}
+// class reports and board, "cli" for the command-line help (each command's and flag's text,
+// cobra's headings) and cobra's errors about a command line. Each language has one file per
+// area; together they are its catalog.
+var Areas = []string{"active", "grader", "harness", "class", "cli"}
 
 // bundle parses the catalogs once; a catalog that does not parse is a build defect, which the
 // package's tests catch, so it panics.
