@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
 	"github.com/kata-mcp/kata/ui"
@@ -23,7 +25,7 @@ func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, []string,
 	}
 	for _, id := range ids {
 		if _, ok := lib.Get(id); !ok {
-			return nil, nil, fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
+			return nil, nil, unknownKata(id, lib)
 		}
 	}
 	return lib, warningLines(warnings.String()), nil
@@ -90,4 +92,10 @@ func newExamCmd() *cobra.Command {
 	f.IntVar(&pass, "pass", exam.DefaultScale.Pass, "passing mark on the 100–1000 scale")
 	f.StringVar(&theme, "theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG)")
 	return cmd
+}
+
+// unknownKata is the error for a kata id no packet has, listing the ids there are, worded in
+// the reader's language when main prints it (i18n.Error).
+func unknownKata(id string, lib *katas.Library) error {
+	return i18n.Err("out.unknown_kata", "ID", strconv.Quote(id), "Known", strings.Join(lib.IDs(), ", "))
 }

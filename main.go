@@ -252,7 +252,7 @@ func newShowCmd() *cobra.Command {
 			if rules {
 				p, ok := lib.Get(args[0])
 				if !ok {
-					return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
+					return unknownKata(args[0], lib)
 				}
 				grader.WriteRules(cmd.OutOrStdout(), p)
 				return nil
@@ -289,7 +289,7 @@ func newInitCmd() *cobra.Command {
 			// programming language, so the user's comes from the environment alone.
 			p, ok := lib.Localized(locale.Resolve("", os.Getenv)).Get(args[0])
 			if !ok {
-				return fmt.Errorf("unknown kata %q (known: %s)", args[0], strings.Join(lib.IDs(), ", "))
+				return unknownKata(args[0], lib)
 			}
 			dir := args[0]
 			if len(args) == 2 {

@@ -5,8 +5,11 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // Layer is one layer of one packet, read into memory: its Markdown files in name order.
@@ -126,7 +129,7 @@ func (l *Library) releaseLocked() {
 func (l *Library) packetLayer(packetID, layer string) (*Packet, error) {
 	p, ok := l.Get(packetID)
 	if !ok {
-		return nil, fmt.Errorf("unknown kata %q (known: %s)", packetID, strings.Join(l.IDs(), ", "))
+		return nil, i18n.Err("out.unknown_kata", "ID", strconv.Quote(packetID), "Known", strings.Join(l.IDs(), ", "))
 	}
 	if !slices.Contains(p.Layers, layer) {
 		return nil, fmt.Errorf("kata %s has no layer %q (layers: %s)", packetID, layer, strings.Join(p.Layers, ", "))
