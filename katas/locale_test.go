@@ -160,6 +160,45 @@ func TestLocalizedEmbedded(t *testing.T) {
 					t.Errorf("%s %s %s: read in English: %v", loc, en.ID, layer, l.Fallback)
 				}
 			}
+			checkEmbeddedFixtureTwins(t, loc, en, p)
+		}
+	}
+}
+
+// checkEmbeddedFixtureTwins: every graded part of the embedded packet en has a fixture twin in
+// loc that the localized packet p reads (none falls back to English), and the twin words most
+// of its tests in its own language (an untranslated copy of the English names fails).
+func checkEmbeddedFixtureTwins(t *testing.T, loc string, en, p *Packet) {
+	t.Helper()
+	if len(en.Graded) == 0 {
+		t.Errorf("%s: grades no part", en.ID)
+	}
+	for _, part := range en.Graded {
+		file := path.Join("fixtures", part+".json")
+		if _, err := fs.Stat(packets.FS, FixtureTwinName(path.Join(en.Dir, file), loc)); err != nil {
+			t.Errorf("%s %s: no twin of %s: %v", loc, en.ID, file, err)
+			continue
+		}
+		if p.InEnglish(file) {
+			t.Errorf("%s %s: %s read in English (the twin disagrees with it)", loc, en.ID, file)
+			continue
+		}
+		texts := en.partTexts(part)
+		if len(texts) == 0 {
+			t.Errorf("%s %s: %s has no tests", loc, en.ID, file)
+		}
+		same := 0
+		for _, e := range texts {
+			got, ok := p.TestText(e.ID)
+			if !ok || got.ID != e.ID || got.Rule == "" {
+				t.Errorf("%s %s: test %s reads %+v", loc, en.ID, e.ID, got)
+			}
+			if got.Name == e.Name {
+				same++
+			}
+		}
+		if 2*same >= len(texts) {
+			t.Errorf("%s %s: %d of %d test names in %s are the English ones", loc, en.ID, same, len(texts), FixtureTwinName(file, loc))
 		}
 	}
 }
