@@ -54,7 +54,9 @@ type problem struct {
 // problems collects what a check finds.
 type problems []problem
 
-// add records a problem of the rule in English only (a sentence not yet in the catalog).
+// add records a problem of the rule in English only, a sentence not yet in the grader's
+// catalog: the checks of this file all say theirs (say, sayNote); the harness's checks
+// (server.go, client.go, policy.go, config.go) still call add and addNote.
 func (ps *problems) add(rule RuleID, format string, args ...any) {
 	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...))})
 }
@@ -65,7 +67,8 @@ func (ps *problems) say(rule RuleID, m i18n.Msg) {
 	*ps = append(*ps, problem{rule: rule, msg: m})
 }
 
-// addNote records a note of the rule: the call passed, with something worth saying.
+// addNote records a note of the rule in English only (see add): the call passed, with
+// something worth saying.
 func (ps *problems) addNote(rule RuleID, format string, args ...any) {
 	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...)), note: true})
 }
@@ -179,31 +182,31 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 				// The spec's answer to an unknown tool: -32602 (Invalid params, as the MCP tools
 				// page gives it) or -32601 (Method not found, which some servers send).
 				if code := int(rpc.Code); code != f.Expect.ProtocolError && code != codeMethodNotFound {
-					ps.add(RuleUnknownTool, "the JSON-RPC error code was %d; expected %d (Invalid params, as the MCP spec's tools page gives it) or %d (Method not found)", rpc.Code, f.Expect.ProtocolError, codeMethodNotFound)
+					ps.say(RuleUnknownTool, i18n.M("grader.unknown_tool.wrong_code", "Got", code, "Want", f.Expect.ProtocolError, "MethodNotFound", codeMethodNotFound))
 				}
 				return ps
 			}
-			ps.add(RuleFailureIsResult, "the call came back as a JSON-RPC error (code %d, %q) instead of a tool result with isError: true; tool failures travel as results so the model can see them (MCP spec 2025-11-25, tools)", rpc.Code, rpc.Message)
+			ps.say(RuleFailureIsResult, i18n.M("grader.failure_is_result.rpc_error", "Code", int(rpc.Code), "Message", strconv.Quote(rpc.Message)))
 			if h, ok := protocolErrorHint(rpc); ok {
 				ps.addHint(h)
 			}
 			return ps
 		}
-		ps.add(RuleValidResult, "the result is not a valid CallToolResult: %s", learnerJSONError(out.err.Error()))
+		ps.say(RuleValidResult, i18n.M("grader.valid_result.invalid", "Error", learnerJSONError(out.err.Error())))
 		return ps
 	}
 	if f.Expect.ProtocolError != 0 {
 		if out.res.IsError {
 			// What the official SDKs' high-level servers send (TypeScript McpServer, 1.32), with
 			// no option to change it: accepted, with a note (docs/grading.md#unknown-tools).
-			ps.addNote(RuleUnknownTool, "accepted: the server answered the unknown tool with a tool result carrying isError: true; the MCP spec (2025-11-25, tools) lists an unknown tool among protocol errors, a JSON-RPC error %d, which is what a hand-written server should send (the official SDKs' high-level servers send this result instead)", f.Expect.ProtocolError)
+			ps.sayNote(RuleUnknownTool, i18n.M("grader.unknown_tool.is_error_accepted", "Code", f.Expect.ProtocolError))
 			return ps
 		}
-		ps.add(RuleUnknownTool, "a success result came back for a tool the server does not have; expected a JSON-RPC error %d (or a tool result with isError: true)", f.Expect.ProtocolError)
+		ps.say(RuleUnknownTool, i18n.M("grader.unknown_tool.success", "Code", f.Expect.ProtocolError))
 		return ps
 	}
 	if out.waitedPastTimeout {
-		ps.add(RuleTimeoutHonoured, "the Orders API held the request for %.1f s, far past ORDERS_API_TIMEOUT_SECONDS (%.1f s), and your server waited for its late answer instead of giving up: read the timeout from ORDERS_API_TIMEOUT_SECONDS and pass it to every request (a hard-coded timeout, or none, keeps an agent waiting on a stuck backend)", slowHold.Seconds(), apiTimeout.Seconds())
+		ps.say(RuleTimeoutHonoured, i18n.M("grader.timeout_honoured.waited", "Held", seconds(slowHold.Seconds(), 1), "Timeout", seconds(apiTimeout.Seconds(), 1)))
 		return ps
 	}
 	payload, text, _ := payloadOf(out.res)
@@ -211,7 +214,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		low := strings.ToLower(text)
 		for _, m := range schemaValidationMarkers {
 			if strings.Contains(low, m) {
-				ps.add(RuleArgumentsInHandler, "the call was rejected by input-schema validation before your handler ran (%q); declare argument types but do not list them as required, check presence and format in the handler, and return the kata's typed validation payload (task step 1)", clipText(text, 160))
+				ps.say(RuleArgumentsInHandler, i18n.M("grader.arguments_in_handler.schema_rejected", "Text", strconv.Quote(clipText(text, 160))))
 				if h, ok := inputValidationHint(text); ok {
 					ps.addHint(h)
 				}
@@ -219,9 +222,9 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 			}
 		}
 		if text == "" {
-			ps.add(RulePayloadJSON, "the result has neither structuredContent nor a text content block with a JSON object")
+			ps.say(RulePayloadJSON, i18n.M("grader.payload_json.none"))
 		} else {
-			ps.add(RulePayloadJSON, "the result carries no JSON object: structuredContent is absent and the text is not JSON (%q)", clipText(text, 160))
+			ps.say(RulePayloadJSON, i18n.M("grader.payload_json.not_json", "Text", strconv.Quote(clipText(text, 160))))
 		}
 		return ps
 	}
@@ -244,21 +247,21 @@ func checkMirror(res *mcp.CallToolResult, c katas.Contract, ps *problems) {
 		return
 	}
 	if len(res.Content) == 0 {
-		ps.add(RuleTextMirror, "the result has structuredContent but no content blocks; the payload also travels as the JSON text of the first content block, for clients that read only content")
+		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.no_content"))
 		return
 	}
 	t, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
-		ps.add(RuleTextMirror, "the first content block is not a text block; it must carry the structuredContent payload as JSON text")
+		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.not_text"))
 		return
 	}
 	var text any
 	if err := json.Unmarshal([]byte(t.Text), &text); err != nil {
-		ps.add(RuleTextMirror, "the first content block's text is not JSON (%q); it must carry the same payload as structuredContent, as JSON text", clipText(t.Text, 120))
+		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.not_json", "Text", strconv.Quote(clipText(t.Text, 120))))
 		return
 	}
 	if !sameJSON(text, res.StructuredContent) {
-		ps.add(RuleTextMirror, "the first content block's JSON differs from structuredContent (text %s, structuredContent %s); both carry the same payload", jsonText(text), jsonText(res.StructuredContent))
+		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.differs", "Text", jsonText(text), "Structured", jsonText(res.StructuredContent)))
 		if h, ok := mirrorHint(res, text, c); ok {
 			ps.addHint(h)
 		}
@@ -270,38 +273,38 @@ func checkMirror(res *mcp.CallToolResult, c katas.Contract, ps *problems) {
 // key.
 func checkSuccess(f katas.Fixture, dr drawn, res *mcp.CallToolResult, payload map[string]any, c katas.Contract, ps *problems) {
 	if res.IsError {
-		ps.add(RuleSuccessPayload, "result.isError is true; a successful call returns isError false or omits it")
+		ps.say(RuleSuccessPayload, i18n.M("grader.success.is_error"))
 	}
 	if name, _, ok := c.Field(katas.RoleIsError); ok {
 		if v, present := payload[name]; present && v != false {
-			ps.add(RuleSuccessPayload, "the payload's %s is %s; a success may only carry false", name, jsonText(v))
+			ps.say(RuleSuccessPayload, i18n.M("grader.success.flag", "Field", name, "Got", jsonText(v)))
 		}
 	}
 	key := f.Expect.Success.PayloadKey()
 	got, present := payload[key]
 	if !present {
-		ps.add(RuleSuccessPayload, `%q is missing from the payload (keys: %s); a success carries {%q: ...}`, key, keysOf(payload), key)
+		ps.say(RuleSuccessPayload, i18n.M("grader.success.missing_key", "Key", strconv.Quote(key), "Keys", payloadKeys(payload), "Shape", "{"+strconv.Quote(key)+": ...}"))
 		return
 	}
 	switch f.Expect.Success {
 	case katas.SuccessOrder:
 		if !sameJSON(got, dr.beh.order) {
-			ps.add(RuleSuccessPayload, `"order" was %s; expected the order the API returned, %s`, jsonText(got), jsonText(dr.beh.order))
+			ps.say(RuleSuccessPayload, i18n.M("grader.success.order", "Got", jsonText(got), "Want", jsonText(dr.beh.order)))
 		}
 	case katas.SuccessRefund:
 		if !sameJSON(got, dr.beh.refund) {
-			ps.add(RuleSuccessPayload, `"refund" was %s; expected the refund the API created, %s`, jsonText(got), jsonText(dr.beh.refund))
+			ps.say(RuleSuccessPayload, i18n.M("grader.success.refund", "Got", jsonText(got), "Want", jsonText(dr.beh.refund)))
 		}
 	case katas.SuccessOrders, katas.SuccessEmpty:
 		want := dr.expectedOrders()
 		list, isList := got.([]any)
 		switch {
 		case !isList:
-			ps.add(RuleSuccessPayload, `"orders" was %s; expected a JSON array`, jsonText(got))
+			ps.say(RuleSuccessPayload, i18n.M("grader.success.orders_not_array", "Got", jsonText(got)))
 		case f.Expect.Success == katas.SuccessEmpty && len(list) != 0:
-			ps.add(RuleSuccessPayload, `"orders" had %d entries; the customer has none`, len(list))
+			ps.say(RuleSuccessPayload, i18n.MN("grader.success.orders_not_empty", len(list)))
 		case f.Expect.Success == katas.SuccessOrders && !sameJSON(list, want):
-			ps.add(RuleSuccessPayload, `"orders" had %d orders; expected all %d orders of the %d pages, in order (follow next_page until it is null)`, len(list), len(want), len(dr.beh.pages))
+			ps.say(RuleSuccessPayload, i18n.M("grader.success.orders_wrong", "Got", i18n.MN("grader.count.order", len(list)), "Want", i18n.MN("grader.count.order", len(want)), "Pages", i18n.MN("grader.success.of_pages", len(dr.beh.pages))))
 		}
 	}
 }
@@ -314,11 +317,11 @@ func checkTypedError(f katas.Fixture, dr drawn, out callOutcome, payload map[str
 	pe, hasPE := payload[isErrName]
 	switch {
 	case !out.res.IsError && pe == true:
-		ps.add(RuleIsErrorAgrees, "result.isError is false while the payload says %s: true; the two must agree", isErrName)
+		ps.say(RuleIsErrorAgrees, i18n.M("grader.is_error_agrees.payload_true", "Field", isErrName))
 	case !out.res.IsError:
-		ps.add(RuleIsErrorAgrees, "result.isError is false; a failed call must return isError: true")
+		ps.say(RuleIsErrorAgrees, i18n.M("grader.is_error_agrees.result_false"))
 	case hasPE && pe != true:
-		ps.add(RuleIsErrorAgrees, "the payload's %s is %s while result.isError is true; the two must agree", isErrName, jsonText(pe))
+		ps.say(RuleIsErrorAgrees, i18n.M("grader.is_error_agrees.payload_differs", "Field", isErrName, "Got", jsonText(pe)))
 	}
 	var missing []string
 	required := 0
@@ -331,31 +334,35 @@ func checkTypedError(f katas.Fixture, dr drawn, out callOutcome, payload map[str
 		}
 	}
 	if len(missing) > 0 && len(missing) == required {
-		ps.add(RuleTypedPayload, "the payload is not the kata's typed error: it has none of %s (found %s); return the contract's error object", strings.Join(missing, ", "), jsonText(payload))
+		ps.say(RuleTypedPayload, i18n.M("grader.typed_payload.untyped", "Fields", strings.Join(missing, ", "), "Found", jsonText(payload)))
 		return
 	}
 	for _, name := range c.FieldNames() {
 		v, present := payload[name]
 		if !present {
 			if c.Fields[name].Required {
-				ps.add(RuleFieldPresent, "%s is missing", name)
+				ps.say(RuleFieldPresent, i18n.M("grader.field_present.missing", "Field", name))
 			}
 			continue
 		}
-		if msg := typeProblem(c.Fields[name].Type, v); msg != "" {
-			ps.add(RuleFieldType, "%s was %s (%s); expected %s", name, jsonText(v), jsonKind(v), msg)
+		if want := typeProblem(c.Fields[name].Type, v); !want.IsZero() {
+			ps.say(RuleFieldType, i18n.M("grader.field_type.wrong", "Field", name, "Got", jsonText(v), "Kind", kindOf(v), "Want", want))
 		}
 	}
 	want := f.Expect.Category
 	catName, _, _ := c.Field(katas.RoleCategory)
 	cat, _ := payload[catName].(string)
 	if _, has := payload[catName]; has && cat != want {
-		ps.add(RuleCategory, "%s was %s; expected %q (%s)", catName, jsonText(payload[catName]), want, f.Rule)
+		ps.say(RuleCategory, i18n.M("grader.category.wrong", "Field", catName, "Got", jsonText(payload[catName]), "Want", strconv.Quote(want), "Rule", fixtureRule(f)))
 	}
 	right := cat == want // the category-dependent checks below need the right category
 	if name, _, ok := c.Field(katas.RoleRetryable); ok && right {
 		if r, isBool := payload[name].(bool); isBool && r != c.Retryable(want) {
-			ps.add(RuleRetryable, "%s was %v; %s is %s", name, r, want, map[bool]string{true: "retryable", false: "not retryable"}[c.Retryable(want)])
+			id := "grader.retryable.not_retryable"
+			if c.Retryable(want) {
+				id = "grader.retryable.retryable"
+			}
+			ps.say(RuleRetryable, i18n.M(id, "Field", name, "Got", strconv.FormatBool(r), "Category", want))
 		}
 	}
 	if name, _, ok := c.Field(katas.RoleAttemptedQuery); ok {
@@ -366,7 +373,7 @@ func checkTypedError(f katas.Fixture, dr drawn, out callOutcome, payload map[str
 	}
 	if name, _, ok := c.Field(katas.RoleArgument); ok && f.Expect.Field != "" && right {
 		if got, _ := payload[name].(string); got != f.Expect.Field {
-			ps.add(RuleArgumentName, "%s was %s; expected %q, the argument's name exactly as in the tool's input schema", name, jsonText(payload[name]), f.Expect.Field)
+			ps.say(RuleArgumentName, i18n.M("grader.argument_name.wrong", "Field", name, "Got", jsonText(payload[name]), "Want", strconv.Quote(f.Expect.Field)))
 		}
 	}
 	if name, _, ok := c.Field(katas.RoleRetryAfter); ok {
@@ -383,14 +390,14 @@ func checkRetryAfter(name string, f katas.Fixture, out callOutcome, payload map[
 	want := f.Expect.Category
 	ra, present := payload[name]
 	n, isNum := ra.(float64)
-	wellTyped := typeProblem(katas.FieldIntegerOrNull, ra) == "" // a wrong type is RuleFieldType's
+	wellTyped := typeProblem(katas.FieldIntegerOrNull, ra).IsZero() // a wrong type is RuleFieldType's
 	if f.Expect.RetryAfter != katas.RetryAfterFromHeader || !c.CarriesWait(want) {
 		if present && ra != nil && wellTyped {
-			why := "the API sent no Retry-After"
+			why := i18n.M("grader.retry_after_null.no_header")
 			if !c.CarriesWait(want) {
-				why = fmt.Sprintf("only a %s error carries a wait", strings.Join(c.WaitCarriers(), " or "))
+				why = i18n.M("grader.retry_after_null.not_carrier", "Categories", orList(c.WaitCarriers()))
 			}
-			ps.add(RuleRetryAfterNull, "%s was %s; expected null (%s)", name, jsonText(ra), why)
+			ps.say(RuleRetryAfterNull, i18n.M("grader.retry_after_null.not_null", "Field", name, "Got", jsonText(ra), "Why", why))
 		}
 		return
 	}
@@ -401,17 +408,17 @@ func checkRetryAfter(name string, f katas.Fixture, out callOutcome, payload map[
 	past := f.Backend.RetryAfter == katas.RetryAfterHTTPDatePast
 	switch {
 	case !out.hasRetryAfterSent:
-		ps.add(RuleRetryAfter, "the Orders API never sent its Retry-After (no request reached it)")
+		ps.say(RuleRetryAfter, i18n.M("grader.retry_after.never_sent"))
 	case !present || ra == nil:
 		if past {
-			ps.add(RuleRetryAfter, "%s was null; the API sent Retry-After as an HTTP-date already passed, which means no wait: 0 (a header was sent, so it is not null)", name)
+			ps.say(RuleRetryAfter, i18n.M("grader.retry_after.null_past", "Field", name))
 		} else {
-			ps.add(RuleRetryAfter, "%s was null; the API sent Retry-After worth %.0f s, and a %s error carries it in whole seconds", name, out.retryAfterSent, want)
+			ps.say(RuleRetryAfter, i18n.M("grader.retry_after.missing", "Field", name, "Seconds", seconds(out.retryAfterSent, 0), "Category", want))
 		}
 	case isNum && past && (n < 0 || n > 2):
-		ps.add(RuleRetryAfter, "%s was %s; the Retry-After HTTP-date was already in the past, which means no wait: expected 0 (whole seconds ≥ 0, never negative)", name, jsonText(ra))
+		ps.say(RuleRetryAfter, i18n.M("grader.retry_after.past_not_zero", "Field", name, "Got", jsonText(ra)))
 	case isNum && !past && wellTyped && math.Abs(n-out.retryAfterSent) > tol+0.5:
-		ps.add(RuleRetryAfter, "%s was %s; expected %.0f, the seconds of the Retry-After header (RFC 9110 §10.2.3)", name, jsonText(ra), out.retryAfterSent)
+		ps.say(RuleRetryAfter, i18n.M("grader.retry_after.wrong", "Field", name, "Got", jsonText(ra), "Want", seconds(out.retryAfterSent, 0)))
 	}
 }
 
@@ -422,7 +429,7 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, ps *problems) {
 	switch {
 	case f.Backend.Kind == katas.BackendNone:
 		if out.strayRequests > 0 {
-			ps.add(RuleNoRequestInvalid, "the server sent %d request(s) to the Orders API; an invalid argument must be rejected before any request", out.strayRequests)
+			ps.say(RuleNoRequestInvalid, i18n.MN("grader.no_request_invalid.sent", out.strayRequests))
 		}
 		return
 	case dr.beh == nil:
@@ -430,7 +437,7 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, ps *problems) {
 	}
 	for _, r := range out.requests {
 		if !r.Authorized {
-			ps.add(RuleBearerToken, "a request to %s carried no valid `Authorization: Bearer <ORDERS_API_TOKEN>` header, so the Orders API answered it 401 instead of what this fixture sets up; send the token the grader passes in ORDERS_API_TOKEN (\"${ORDERS_API_TOKEN}\" in .mcp.json, not a literal)", r.Path)
+			ps.say(RuleBearerToken, i18n.M("grader.bearer_token.missing", "Path", r.Path))
 			return
 		}
 	}
@@ -454,46 +461,100 @@ func checkRequests(f katas.Fixture, dr drawn, out callOutcome, ps *problems) {
 		}
 	}
 	if got := len(reqs); got > want {
-		ps.add(RuleOneRequest, "the server made %d requests where %d %s needed; it must make one request per lookup or page and leave retries to the client", got, want, map[bool]string{true: "was", false: "were"}[want == 1])
+		ps.say(RuleOneRequest, i18n.MN("grader.one_request.too_many", want, "Got", i18n.MN("grader.count.request", got)))
 		if h, ok := retryHint(f, got, want); ok {
 			ps.addHint(h)
 		}
 	}
 }
 
-// typeProblem returns "" when v has the field type t, else what was expected.
-func typeProblem(t string, v any) string {
+// typeProblem is zero when v has the field type t, else what was expected, as a message
+// ("a JSON string").
+func typeProblem(t string, v any) i18n.Msg {
 	switch t {
 	case katas.FieldBoolean:
 		if _, ok := v.(bool); !ok {
-			return "a JSON boolean (true or false, not a string)"
+			return i18n.M("grader.type.boolean")
 		}
 	case katas.FieldString:
 		if _, ok := v.(string); !ok {
-			return "a JSON string"
+			return i18n.M("grader.type.string")
 		}
 	case katas.FieldNonEmptyString:
 		if s, ok := v.(string); !ok || strings.TrimSpace(s) == "" {
-			return "a non-empty string"
+			return i18n.M("grader.type.non_empty_string")
 		}
 	case katas.FieldIntegerOrNull:
 		if v == nil {
-			return ""
+			return i18n.Msg{}
 		}
 		n, ok := v.(float64)
 		if !ok || n != math.Trunc(n) || n < 0 {
-			return "a whole number of seconds ≥ 0, or null"
+			return i18n.M("grader.type.seconds_or_null")
 		}
 	case katas.FieldArrayOrNull:
 		if v == nil {
-			return ""
+			return i18n.Msg{}
 		}
 		if _, ok := v.([]any); !ok {
-			return "a JSON array, or null"
+			return i18n.M("grader.type.array_or_null")
 		}
 	}
-	return ""
+	return i18n.Msg{}
 }
+
+// kindOf names the JSON type of a decoded value as jsonKind does ("a string"), as a message.
+func kindOf(v any) i18n.Msg {
+	switch v.(type) {
+	case nil:
+		return i18n.M("grader.kind.null")
+	case bool:
+		return i18n.M("grader.kind.boolean")
+	case float64:
+		return i18n.M("grader.kind.number")
+	case string:
+		return i18n.M("grader.kind.string")
+	case []any:
+		return i18n.M("grader.kind.array")
+	case map[string]any:
+		return i18n.M("grader.kind.object")
+	}
+	return i18n.Raw(jsonKind(v))
+}
+
+// seconds writes a number of seconds with prec decimals, as %.*f does ("2.5").
+func seconds(s float64, prec int) string { return strconv.FormatFloat(s, 'f', prec, 64) }
+
+// payloadKeys lists the payload's keys as keysOf does, with "none" for no key as a message.
+func payloadKeys(payload map[string]any) any {
+	if len(payload) == 0 {
+		return i18n.M("grader.success.no_keys")
+	}
+	return keysOf(payload)
+}
+
+// orList joins names with "or" in the reader's language ("rate_limit or transient"): each
+// pair is the message grader.or, so a list of any length reads in any language.
+func orList(names []string) i18n.Msg {
+	switch len(names) {
+	case 0:
+		return i18n.Raw("")
+	case 1:
+		return i18n.Raw(names[0])
+	}
+	return i18n.M("grader.or", "A", orList(names[:len(names)-1]), "B", names[len(names)-1])
+}
+
+// fixtureRule is the fixture's rule, in plain words, as a field of a message: in English it
+// reads f.Rule; Localize words it as the rule of the packet's locale twin for the fixture's
+// id (katas.Packet.TestText), since the rule's words come from the packet, not the catalog.
+func fixtureRule(f katas.Fixture) i18n.Msg {
+	return i18n.M(fixtureRuleID, "Test", f.ID, "Rule", f.Rule)
+}
+
+// fixtureRuleID is the catalog id of fixtureRule's message; its text is its Rule field in
+// every language.
+const fixtureRuleID = "grader.fixture_rule"
 
 // checkAttemptedQuery: the attempted-query field, when it is a string, contains every
 // argument value the call was given (checked by containment, so any readable format passes;
@@ -505,7 +566,7 @@ func checkAttemptedQuery(name string, payload map[string]any, dr drawn, ps *prob
 	}
 	for _, k := range slices.Sorted(maps.Keys(dr.args)) {
 		if !containsValue(q, dr.args[k]) {
-			ps.add(RuleAttemptedQuery, "%s %q does not contain the value of %s (%s); it must name every argument the call was given", name, clipText(q, 200), k, jsonText(dr.args[k]))
+			ps.say(RuleAttemptedQuery, i18n.M("grader.attempted_query.missing_value", "Field", name, "Query", strconv.Quote(clipText(q, 200)), "Arg", k, "Value", jsonText(dr.args[k])))
 		}
 	}
 }
@@ -539,11 +600,11 @@ func checkPartialResults(name string, payload map[string]any, dr drawn, ps *prob
 	}
 	if len(want) == 0 {
 		if present && got != nil {
-			ps.add(RulePartialResults, "%s was %s; expected null, since no orders were fetched before the failure", name, jsonText(got))
+			ps.say(RulePartialResults, i18n.M("grader.partial_results.not_null", "Field", name, "Got", jsonText(got)))
 		}
 		return
 	}
 	if !sameJSON(got, want) {
-		ps.add(RulePartialResults, "%s was %s; expected the %d orders of the pages fetched before page %d failed, in order", name, jsonText(got), len(want), max(dr.beh.slowPage, dr.beh.failPage))
+		ps.say(RulePartialResults, i18n.MN("grader.partial_results.wrong", len(want), "Field", name, "Got", jsonText(got), "Page", max(dr.beh.slowPage, dr.beh.failPage)))
 	}
 }

@@ -32,8 +32,13 @@ type hint struct {
 	fix string
 }
 
-// line is the hint as a failure message shows it, on a line of its own.
+// line is the hint as a failure message shows it in English, on a line of its own; the
+// grader's catalog has it, and its Spanish and Russian, as msg.
 func (h hint) line() string { return fmt.Sprintf("hint (%s): %s", h.source, h.fix) }
+
+// msg is the hint's line as a message of the grader's catalog, grader.hint.<id>, whose
+// English is line (TestHintsInTheCatalog).
+func (h hint) msg() i18n.Msg { return i18n.M("grader.hint." + h.id) }
 
 // The hints, in the order docs/grading.md lists them.
 var (
@@ -120,7 +125,7 @@ func retryHint(f katas.Fixture, got, want int) (hint, bool) {
 // addHint appends the hint's line to the last problem, which is of the hint's rule.
 func (ps *problems) addHint(h hint) {
 	if n := len(*ps); n > 0 && (*ps)[n-1].rule == h.rule {
-		(*ps)[n-1].msg = i18n.Lines((*ps)[n-1].msg, i18n.Raw(h.line()))
+		(*ps)[n-1].msg = i18n.Lines((*ps)[n-1].msg, h.msg())
 	}
 }
 

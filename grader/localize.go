@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/internal/i18n"
@@ -42,10 +43,10 @@ func LocalizeTest(t TestResult, loc *i18n.Localizer, p *katas.Packet) TestResult
 		}
 	}
 	if len(t.Lines) > 0 {
-		t.Message = Sanitize(sayLines(loc, t.Lines))
+		t.Message = Sanitize(sayLines(loc, packetWords(t.Lines, p)))
 	}
 	if len(t.NoteLines) > 0 {
-		t.Note = Sanitize(sayLines(loc, t.NoteLines))
+		t.Note = Sanitize(sayLines(loc, packetWords(t.NoteLines, p)))
 	}
 	return t
 }
@@ -83,4 +84,47 @@ func sayLines(loc *i18n.Localizer, lines []i18n.Msg) string {
 		out[i] = loc.Say(m)
 	}
 	return strings.Join(out, "\n")
+}
+
+// packetWords is the messages with each fixture's rule in them (fixtureRule) worded as the
+// packet p words it (katas.Packet.TestText: its locale twin's rule); a rule p has no words for,
+// or a nil p, stays as it was.
+func packetWords(ms []i18n.Msg, p *katas.Packet) []i18n.Msg {
+	if p == nil {
+		return ms
+	}
+	out := make([]i18n.Msg, len(ms))
+	for i, m := range ms {
+		out[i] = packetWord(m, p)
+	}
+	return out
+}
+
+// packetWord is packetWords for one message and the messages in its fields and lines.
+func packetWord(m i18n.Msg, p *katas.Packet) i18n.Msg {
+	if m.ID == fixtureRuleID {
+		for i := 0; i+1 < len(m.Fields); i += 2 {
+			if id, ok := m.Fields[i+1].(string); ok && m.Fields[i] == "Test" {
+				if words, ok := p.TestText(id); ok && words.Rule != "" {
+					return i18n.Raw(words.Rule)
+				}
+			}
+		}
+		return m
+	}
+	if len(m.Parts) > 0 {
+		m.Parts = packetWords(m.Parts, p)
+	}
+	if len(m.Fields) > 0 {
+		m.Fields = slices.Clone(m.Fields)
+		for i, v := range m.Fields {
+			switch v := v.(type) {
+			case i18n.Msg:
+				m.Fields[i] = packetWord(v, p)
+			case []i18n.Msg:
+				m.Fields[i] = packetWords(v, p)
+			}
+		}
+	}
+	return m
 }

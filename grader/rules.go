@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -28,6 +29,32 @@ type Rule struct {
 	// applies limits the rule to the katas it accepts; nil means every kata grading Part.
 	applies func(p *katas.Packet) bool
 }
+
+// StatementIn is the rule's statement in loc's language (nil: English): a server or client
+// rule's from the grader's catalog (grader.rule.<id>), a config rule's from p, the packet read
+// in that language (katas.Packet.TestText: its locale twin of fixtures/config.json; p may be
+// nil). Where neither has the words, the English Statement. docs/grading.md and `kata rules`
+// keep the English.
+func (r Rule) StatementIn(loc *i18n.Localizer, p *katas.Packet) string {
+	if loc == nil || loc.Lang() == katas.English {
+		return r.Statement
+	}
+	if r.Part == "config" {
+		if p != nil {
+			if words, ok := p.TestText(string(r.ID)); ok && words.Rule != "" {
+				return words.Rule
+			}
+		}
+		return r.Statement
+	}
+	if id := ruleMessageID(r.ID); loc.T(id) != id {
+		return loc.T(id)
+	}
+	return r.Statement
+}
+
+// ruleMessageID is the catalog id of a server or client rule's statement.
+func ruleMessageID(id RuleID) string { return "grader.rule." + string(id) }
 
 // Doc is the rule's entry in the rule index of docs/grading.md, which links to Section.
 func (r Rule) Doc() string { return "docs/grading.md#rule-" + string(r.ID) }

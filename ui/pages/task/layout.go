@@ -344,13 +344,13 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 	return strings.Join(b, "\n")
 }
 
-// hint says where to look: the statement of the first rule the test broke and the section of
-// docs/grading.md that explains it, and (withStep) the step of the task that says what to do.
+// hint says where to look: the statement of the first rule the test broke, in the interface's
+// language, and the section of docs/grading.md that explains it, and (withStep) the step of the task that says what to do.
 func (m *Model) hint(t grader.TestResult, withStep bool) string {
 	var parts []string
 	for _, id := range t.FailedRules {
 		if r, ok := m.rules[id]; ok {
-			parts = append(parts, r.Statement+" ("+r.Doc()+")")
+			parts = append(parts, r.StatementIn(m.c.Loc, m.p)+" ("+r.Doc()+")")
 			break
 		}
 	}
