@@ -250,11 +250,11 @@ func newShowCmd() *cobra.Command {
 				return err
 			}
 			if rules {
-				p, ok := lib.Get(args[0])
+				p, ok := localized(cmd, lib).Get(args[0])
 				if !ok {
 					return unknownKata(args[0], lib)
 				}
-				grader.WriteRules(cmd.OutOrStdout(), p)
+				grader.WriteRulesIn(cmd.OutOrStdout(), p, i18n.New(userLocale(cmd)))
 				return nil
 			}
 			l, err := localized(cmd, lib).LoadLayer(args[0], layer)

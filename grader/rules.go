@@ -197,25 +197,34 @@ func RulesFor(p *katas.Packet) []Rule {
 
 // WriteRules writes the rules as a table: part, id, statement, and where docs/grading.md
 // explains them.
-func WriteRules(w io.Writer, p *katas.Packet) {
+func WriteRules(w io.Writer, p *katas.Packet) { WriteRulesIn(w, p, nil) }
+
+// WriteRulesIn is WriteRules in loc's language (nil: English): the statements as
+// Rule.StatementIn words them and the fixtures' names from p, the packet as loc's locale reads
+// it. Part names and rule ids stay as they are.
+func WriteRulesIn(w io.Writer, p *katas.Packet, loc *i18n.Localizer) {
 	rules := RulesFor(p)
 	width := 0
 	for _, r := range rules {
 		width = max(width, len(r.ID))
 	}
-	fmt.Fprintf(w, "%s: %d rules (explained in docs/grading.md, each under #rule-ID)\n", p.ID, len(rules))
+	fmt.Fprintln(w, loc.N("grader.rules_head", len(rules), "Kata", p.ID))
 	part := ""
 	for _, r := range rules {
 		if r.Part != part {
 			part = r.Part
 			fmt.Fprintf(w, "\n%s\n", part)
 		}
-		fmt.Fprintf(w, "  %-*s  %s\n", width, r.ID, r.Statement)
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.ID, r.StatementIn(loc, p))
 		if r.ID == RuleCategory && p.Fixtures["server"] != nil {
 			// The kata's table: which behaviour of the Orders API maps to which category.
 			for _, f := range p.Fixtures["server"].Fixtures {
 				if f.Expect.Category != "" {
-					fmt.Fprintf(w, "  %-*s    %s → %s\n", width, "", f.Name, f.Expect.Category)
+					name := f.Name
+					if words, ok := p.TestText(f.ID); ok && loc != nil {
+						name = words.Name
+					}
+					fmt.Fprintf(w, "  %-*s    %s → %s\n", width, "", name, f.Expect.Category)
 				}
 			}
 		}
