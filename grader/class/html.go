@@ -78,6 +78,8 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 		Columns                   []htmlColumn
 		Rows                      []htmlRow
 		Rules                     []htmlRule
+		// Errors are the learners who cannot be graded, with why.
+		Errors []htmlRow
 	}{R: r, Lang: loc.Lang(), Kata: kataNames(r, loc), Learners: loc.N("count.learner", len(r.Learners)), Multi: len(r.Katas) > 1}
 	if !r.Generated.IsZero() {
 		v.Generated = r.Generated.Format("2006-01-02 15:04 MST")
@@ -94,8 +96,9 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 	for _, l := range r.Learners {
 		row := htmlRow{Name: l.Name}
 		if l.CannotGrade() {
-			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(l.Message), 72)) // the list below the rules has all of it
+			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(l.MessageIn(loc)), 72)) // the list below the rules has all of it
 			v.Rows = append(v.Rows, row)
+			v.Errors = append(v.Errors, htmlRow{Name: l.Name, Error: l.MessageIn(loc)})
 			continue
 		}
 		sum += l.Percent

@@ -151,3 +151,30 @@ func TestHTMLReportInChromiumRussian(t *testing.T) {
 		t.Errorf("the screenshot has %d pixels of the heatmap's green", n)
 	}
 }
+
+// TestCannotGradeInTheReadersLanguage: a reason the grader gave as a catalog message is worded
+// in the reader's language (the folder still hidden when anonymized); the stored English
+// Message, which JSON and CSV carry, does not change.
+func TestCannotGradeInTheReadersLanguage(t *testing.T) {
+	why := i18n.M("class.board.no_quiz")
+	dir := "/class/erin"
+	b := &Batch{Seed: 1, Results: []Result{{Learner: Learner{Name: "erin", Dir: dir},
+		Report: &grader.Report{Status: grader.StatusError, Message: why.English() + " in " + dir, Why: &why, Tests: []grader.TestResult{}}}}}
+	r := BuildReport(library(t), b, BuildOptions{})
+	var text, html bytes.Buffer
+	WriteText(&text, r, i18n.New("ru"))
+	WriteHTML(&html, r, i18n.New("ru"))
+	for what, s := range map[string]string{"summary": text.String(), "HTML report": html.String()} {
+		mustContain(t, "the Russian "+what, s, "не удалось проверить: живой квиз сейчас не идёт")
+	}
+	if r.Learners[0].Message != "no live quiz is under way: start one first in /class/erin" {
+		t.Errorf("the stored message changed: %q", r.Learners[0].Message)
+	}
+	text.Reset()
+	WriteText(&text, r, nil)
+	mustContain(t, "the English summary", text.String(), "cannot grade: no live quiz is under way: start one first in /class/erin")
+	res := &Result{Learner: Learner{Name: "erin"}, Report: b.Results[0].Report}
+	if got := Outcome(res, i18n.New("es")); !strings.HasPrefix(got, "no se puede evaluar: no hay ningún cuestionario en vivo") {
+		t.Errorf("a Spanish outcome: %q", got)
+	}
+}

@@ -83,7 +83,7 @@ func Outcome(r *Result, loc *i18n.Localizer) string {
 	rep := r.Report
 	var s string
 	if rep.Status == grader.StatusError {
-		s = loc.T("class.cannot_grade", "Why", firstLine(rep.Message))
+		s = loc.T("class.cannot_grade", "Why", firstLine(grader.Localize(rep, loc, nil).Message))
 	} else {
 		pass, _, _ := rep.Counts()
 		s = loc.T("class.passed", "Passed", pass, "Tests", len(rep.Tests))

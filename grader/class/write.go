@@ -41,7 +41,7 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 			line += l.Kata + "\t"
 		}
 		if l.CannotGrade() {
-			line += loc.T("class.cannot_grade", "Why", firstLine(l.Message))
+			line += loc.T("class.cannot_grade", "Why", firstLine(l.MessageIn(loc)))
 		} else {
 			line += loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) +
 				fmt.Sprintf("\t%s/%s (%.0f%%)", grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
@@ -70,7 +70,7 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		fmt.Fprintf(w, "\n%s\n", loc.T("class.text.cannot_title", "Learners", loc.N("count.learner", r.CannotGrade)))
 		for _, l := range r.Learners {
 			if l.CannotGrade() {
-				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.Message, "    "))
+				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.MessageIn(loc), "    "))
 			}
 		}
 	}
