@@ -39,6 +39,9 @@ type Options struct {
 	Repeats int
 	// RuleText gives a rule id's statement, for the summary (nil: ids only).
 	RuleText map[string]string
+	// Loc words Row.Flags and Flag.Why, which the web board shows, in the instructor's
+	// language (nil: English).
+	Loc *i18n.Localizer
 }
 
 // Board is the folded state of one workshop.
@@ -306,8 +309,9 @@ type Row struct {
 	LastProgress time.Time `json:"last_progress"`
 	LastEvent    string    `json:"last_event,omitempty"`
 	LastSeq      int64     `json:"last_seq,omitempty"`
-	// Flags say why the row needs attention ("no progress for 12 min"), in English; empty
-	// when fine. Reasons are the same as catalog messages, for a reader of another language.
+	// Flags say why the row needs attention ("no progress for 12 min"), in Options.Loc's
+	// language; empty when fine. Reasons are the same as catalog messages, for a reader of
+	// another language.
 	Flags   []string   `json:"flags,omitempty"`
 	Reasons []i18n.Msg `json:"-"`
 }
@@ -353,7 +357,8 @@ type Miss struct {
 	Count int    `json:"count"`
 }
 
-// Flag is a learner needing attention: Why in English, Reason the same as a catalog message.
+// Flag is a learner needing attention: Why in Options.Loc's language, Reason the same as a
+// catalog message.
 type Flag struct {
 	Learner string   `json:"learner"`
 	Name    string   `json:"name"`
@@ -448,7 +453,7 @@ func (b *Board) Row(id string, now time.Time) Row {
 	}
 	r.Reasons = b.flags(l, now)
 	for _, m := range r.Reasons {
-		r.Flags = append(r.Flags, m.English())
+		r.Flags = append(r.Flags, b.opts.Loc.Say(m))
 	}
 	return r
 }
@@ -512,7 +517,7 @@ func (b *Board) Summary(now time.Time) Summary {
 			}
 		}
 		for _, f := range b.flags(l, now) {
-			s.Attention = append(s.Attention, Flag{Learner: l.id, Name: l.name, Why: f.English(), Reason: f})
+			s.Attention = append(s.Attention, Flag{Learner: l.id, Name: l.name, Why: b.opts.Loc.Say(f), Reason: f})
 		}
 	}
 	for r, n := range rules {

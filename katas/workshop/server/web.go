@@ -2,11 +2,13 @@ package server
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"net/http"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/store"
 )
@@ -81,7 +83,49 @@ func (s *Server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", csp)
 	w.Header().Set("Cache-Control", "no-store")
-	pages.ExecuteTemplate(w, "board.html", map[string]string{"Code": ws.Code, "JoinURL": s.baseURL(r) + "/" + ws.Code})
+	loc := s.opts.Loc
+	pages.ExecuteTemplate(w, "board.html", pageData{Code: ws.Code, JoinURL: s.baseURL(r) + "/" + ws.Code, Lang: loc.Lang(),
+		Title: loc.T("class.web.title", "Code", ws.Code), Heading: loc.T("class.web.heading"), Join: loc.T("class.web.join"),
+		Connecting: loc.T("class.web.connecting"), Learners: loc.N("count.learner", 0), Open: loc.T("class.web.open"),
+		LearnersLabel: loc.T("class.web.learners"), NoLearner: loc.T("board.no_learner"), Quiz: loc.T("class.web.live_quiz"),
+		Missed: loc.T("board.missed"), Rules: loc.T("class.web.rules"), Items: loc.T("class.web.items"),
+		Attention: loc.T("class.web.attention"), Words: pageWords(loc)})
+}
+
+// pageData fills board.html: the workshop, and the page's words in the instructor's language.
+type pageData struct {
+	Code, JoinURL, Lang                          string
+	Title, Heading, Join, Connecting, Learners   string
+	Open, LearnersLabel, NoLearner, Quiz, Missed string
+	Rules, Items, Attention                      string
+	// Words is the JSON board.js words the live parts with (pageWords).
+	Words string
+}
+
+// pageWords is the JSON object of the words board.js puts on the page, in loc's language: a
+// message with {name} where the script puts a value, and for a counted one its forms by CLDR
+// plural category ("one", "few", "many", "other"), {n} standing for the number; the script
+// picks a form with Intl.PluralRules of the page's lang.
+func pageWords(loc *i18n.Localizer) string {
+	forms := func(id string) map[string]string {
+		m := map[string]string{"one": loc.N(id, 1, "Count", "{n}"), "other": loc.N(id, 2, "Count", "{n}")}
+		if loc.Lang() == "ru" {
+			m["few"], m["many"] = loc.N(id, 2, "Count", "{n}"), loc.N(id, 5, "Count", "{n}")
+		}
+		return m
+	}
+	words := map[string]any{
+		"pacing": loc.T("class.web.pacing", "Layers", "{layers}", "AllLayers", "{all_layers}", "Layer", "{layer}",
+			"Steps", "{steps}", "AllSteps", "{all_steps}"),
+		"everything": loc.T("class.web.everything"),
+		"learner":    loc.T("board.col_learner"), "layer": loc.T("board.col_layer"), "quiz": loc.T("board.col_quiz"), "grade": loc.T("board.col_grade"),
+		"live_quiz": loc.T("class.web.live_quiz"), "revealed": loc.T("class.board.quiz_revealed"), "answering": loc.T("class.web.answering"),
+		"none_yet": loc.T("class.web.none_yet"), "nobody": loc.T("board.nobody"),
+		"live": loc.T("class.web.live"), "reconnecting": loc.T("class.web.reconnecting"),
+		"learners": forms("count.learner"), "answers": forms("count.answer"),
+	}
+	b, _ := json.Marshal(words)
+	return string(b)
 }
 
 // boardRefused answers a board page request without a valid token: 401 (or 503 when the
