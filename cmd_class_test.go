@@ -221,3 +221,33 @@ func TestClassGradeRefusesWithoutIsolation(t *testing.T) {
 		t.Errorf("a missing class folder: exit %d", code)
 	}
 }
+
+// TestClassGradeInRussian: --lang ru words the summary, the progress and the files written on
+// the terminal, and the HTML report (<html lang="ru">); the JSON stays English.
+func TestClassGradeInRussian(t *testing.T) {
+	hermeticState(t)
+	dir := classOf(t, map[string]string{"ana": "", "ben": ""})
+	out := filepath.Join(t.TempDir(), "report")
+	stdout, stderr, code := runKata(t, "class", "grade", dir, "--out", out, "--no-isolation", "--seed", "3", "--lang", "ru",
+		"--json", filepath.Join(out, "class.json"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"kata class grade · 2 участника · ", "seed 3 (повторить: --seed 3)", "ana       не удалось проверить: ",
+		"Не удалось проверить (2 участника)", "2 участника: проверено сейчас — 2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"kata class grade: 2 участника, по ", "] ana: не удалось проверить: ", "записан " + filepath.Join(out, "report.html")} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "report.html")); !strings.Contains(string(b), `<html lang="ru">`) || !strings.Contains(string(b), "<h2 id=\"errors-title\">Не удалось проверить</h2>") {
+		t.Errorf("report.html is not Russian:\n%.600s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "class.json")); !strings.Contains(string(b), `"status": "error"`) || strings.ContainsAny(string(b), "уча") {
+		t.Errorf("class.json is not the English JSON:\n%.600s", b)
+	}
+}
