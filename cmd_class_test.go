@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,5 +251,33 @@ func TestClassGradeInRussian(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "class.json")); !strings.Contains(string(b), `"status": "error"`) || strings.ContainsAny(string(b), "уча") {
 		t.Errorf("class.json is not the English JSON:\n%.600s", b)
+	}
+}
+
+// TestClassGradeErrorsInRussian: the errors kata class grade stops on are printed in the
+// user's language (errorText, as main prints them); their English text is unchanged.
+func TestClassGradeErrorsInRussian(t *testing.T) {
+	hermeticState(t)
+	dir := t.TempDir()
+	for args, want := range map[string][2]string{
+		filepath.Join(dir, "nope"): {"nope: not a folder (give a folder", "nope: это не папка (укажите папку"},
+		dir:                        {"no learner folders in it", "в ней нет папок участников"},
+	} {
+		var out, errb bytes.Buffer
+		root := newRootCmd(&out, &errb)
+		root.SetArgs([]string{"class", "grade", args, "--out", filepath.Join(t.TempDir(), "r"), "--no-isolation", "--lang", "ru"})
+		cmd, err := root.ExecuteC()
+		if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(errorText(cmd, err), want[1]) {
+			t.Errorf("class grade %s: %v / %q", args, err, errorText(cmd, err))
+		}
+	}
+	t.Setenv(grader.EnvIsolation, "off")
+	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
+	var out, errb bytes.Buffer
+	root := newRootCmd(&out, &errb)
+	root.SetArgs([]string{"class", "grade", dir, "--out", filepath.Join(t.TempDir(), "r"), "--lang", "ru"})
+	cmd, err := root.ExecuteC()
+	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(errorText(cmd, err), "класс не проверяется без изоляции: ") || !strings.Contains(errorText(cmd, err), "--no-isolation") {
+		t.Errorf("without isolation: %v / %q", err, errorText(cmd, err))
 	}
 }

@@ -33,15 +33,21 @@ const exitInterrupted = 130
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	err := newRootCmd(os.Stdout, os.Stderr).Execute()
+	cmd, err := newRootCmd(os.Stdout, os.Stderr).ExecuteC()
 	var ee exitError
 	switch {
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "kata:", err)
+		fmt.Fprintln(os.Stderr, "kata:", errorText(cmd, err))
 		os.Exit(2)
 	}
+}
+
+// errorText is err as main prints it: in the language of cmd's user when err is a catalog
+// message (i18n.Error), else err's own text.
+func errorText(cmd *cobra.Command, err error) string {
+	return i18n.New(userLocale(cmd)).Error(err)
 }
 
 // packetsFlag is the root's persistent flag naming extra folders of packets.
