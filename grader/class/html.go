@@ -160,18 +160,15 @@ func code(s string) codeSpan { return codeSpan{s} }
 // them.
 func htmlSentence(loc *i18n.Localizer, id string, kv ...any) template.HTML {
 	kv = slices.Clone(kv)
-	var codes []string
+	var codes []string // placeholder, element: a private-use character (U+E000…) stands for each
 	for i := 1; i < len(kv); i += 2 {
 		if c, ok := kv[i].(codeSpan); ok {
-			kv[i] = fmt.Sprintf("\x00%d\x00", len(codes))
-			codes = append(codes, "<code>"+template.HTMLEscapeString(c.Text)+"</code>")
+			mark := string(rune(0xE000 + len(codes)/2))
+			kv[i] = mark
+			codes = append(codes, mark, "<code>"+template.HTMLEscapeString(c.Text)+"</code>")
 		}
 	}
-	s := template.HTMLEscapeString(loc.T(id, kv...))
-	for i, c := range codes {
-		s = strings.Replace(s, template.HTMLEscapeString(fmt.Sprintf("\x00%d\x00", i)), c, 1)
-	}
-	return template.HTML(s)
+	return template.HTML(strings.NewReplacer(codes...).Replace(template.HTMLEscapeString(loc.T(id, kv...))))
 }
 
 // points words v points in loc's language ("5 points", "2.5 points"), its plural form by v.

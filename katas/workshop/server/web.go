@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"strings"
 
+	"golang.org/x/text/language"
+
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/store"
 )
@@ -140,20 +143,40 @@ func (s *Server) boardRefused(w http.ResponseWriter, r *http.Request, err error)
 		tooMany(w, wait, "requests without a valid token")
 		return
 	}
+	loc := s.readerLoc(r)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write([]byte("<!doctype html><title>kata board</title><p>Open the board address <code>kata serve</code> printed (it ends in <code>/board?token=…</code>).</p>\n"))
+	// The message is escaped; the two private-use characters standing for its fields are not.
+	text := template.HTMLEscapeString(loc.T("class.web.refused", "Command", "\ue000", "Path", "\ue001"))
+	text = strings.NewReplacer("\ue000", "<code>kata serve</code>", "\ue001", "<code>/board?token=…</code>").Replace(text)
+	w.Write([]byte("<!doctype html><html lang=\"" + loc.Lang() + "\"><title>kata board</title><p>" + text + "</p>\n"))
+}
+
+// readerLoc is the localizer of the language the request's reader prefers: the first of its
+// Accept-Language (RFC 9110 §12.5.4) that kata has, else the server's (Options.Loc).
+func (s *Server) readerLoc(r *http.Request) *i18n.Localizer {
+	tags, _, err := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
+	if err == nil {
+		for _, t := range tags {
+			base, _ := t.Base()
+			if code, ok := locale.Parse(base.String()); ok {
+				return i18n.New(code)
+			}
+		}
+	}
+	return s.opts.Loc
 }
 
 // handleJoinPage answers a browser that opens the join address: how to join from a terminal.
 func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 	code := strings.ToUpper(strings.Trim(r.URL.Path, "/"))
+	loc := s.readerLoc(r)
 	if r.URL.Path == "/" || !workshop.ValidCode(code) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte("kata serve: join a workshop with `kata join http://HOST:PORT/CODE --name YOUR_NAME`; the board is at /board.\n"))
+		w.Write([]byte(loc.T("class.web.how_to_join") + "\n"))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Write([]byte("Join this workshop from a terminal:\n\n  kata join " + s.baseURL(r) + "/" + code + " --name YOUR_NAME\n\nor press j in kata's catalog and paste this address.\n"))
+	w.Write([]byte(loc.T("class.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name YOUR_NAME") + "\n"))
 }
