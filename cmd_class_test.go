@@ -21,6 +21,7 @@ import (
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/internal/headless"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // classOf builds a class folder with one learner per reference ("kata/lang/ref" under
@@ -254,10 +255,11 @@ func TestClassGradeInRussian(t *testing.T) {
 	}
 }
 
-// TestClassGradeErrorsInRussian: the errors kata class grade stops on are printed in the
-// user's language (errorText, as main prints them); their English text is unchanged.
+// TestClassGradeErrorsInRussian: the errors kata class grade stops on are catalog messages
+// (i18n.Error), which main prints in the user's language; their English text is unchanged.
 func TestClassGradeErrorsInRussian(t *testing.T) {
 	hermeticState(t)
+	ru := i18n.New("ru")
 	dir := t.TempDir()
 	for args, want := range map[string][2]string{
 		filepath.Join(dir, "nope"): {"nope: not a folder (give a folder", "nope: это не папка (укажите папку"},
@@ -266,9 +268,9 @@ func TestClassGradeErrorsInRussian(t *testing.T) {
 		var out, errb bytes.Buffer
 		root := newRootCmd(&out, &errb)
 		root.SetArgs([]string{"class", "grade", args, "--out", filepath.Join(t.TempDir(), "r"), "--no-isolation", "--lang", "ru"})
-		cmd, err := root.ExecuteC()
-		if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(errorText(cmd, err), want[1]) {
-			t.Errorf("class grade %s: %v / %q", args, err, errorText(cmd, err))
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(ru.Error(err), want[1]) {
+			t.Errorf("class grade %s: %v / %q", args, err, ru.Error(err))
 		}
 	}
 	t.Setenv(grader.EnvIsolation, "off")
@@ -276,8 +278,8 @@ func TestClassGradeErrorsInRussian(t *testing.T) {
 	var out, errb bytes.Buffer
 	root := newRootCmd(&out, &errb)
 	root.SetArgs([]string{"class", "grade", dir, "--out", filepath.Join(t.TempDir(), "r"), "--lang", "ru"})
-	cmd, err := root.ExecuteC()
-	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(errorText(cmd, err), "класс не проверяется без изоляции: ") || !strings.Contains(errorText(cmd, err), "--no-isolation") {
-		t.Errorf("without isolation: %v / %q", err, errorText(cmd, err))
+	err := root.Execute()
+	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(ru.Error(err), "класс не проверяется без изоляции: ") || !strings.Contains(ru.Error(err), "--no-isolation") {
+		t.Errorf("without isolation: %v / %q", err, ru.Error(err))
 	}
 }

@@ -33,21 +33,15 @@ const exitInterrupted = 130
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	cmd, err := newRootCmd(os.Stdout, os.Stderr).ExecuteC()
+	err := newRootCmd(os.Stdout, os.Stderr).Execute()
 	var ee exitError
 	switch {
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "kata:", errorText(cmd, err))
+		fmt.Fprintln(os.Stderr, "kata:", err)
 		os.Exit(2)
 	}
-}
-
-// errorText is err as main prints it: in the language of cmd's user when err is a catalog
-// message (i18n.Error), else err's own text.
-func errorText(cmd *cobra.Command, err error) string {
-	return i18n.New(userLocale(cmd)).Error(err)
 }
 
 // packetsFlag is the root's persistent flag naming extra folders of packets.
