@@ -269,16 +269,25 @@ func TestClassGradeErrorsInRussian(t *testing.T) {
 		root := newRootCmd(&out, &errb)
 		root.SetArgs([]string{"class", "grade", args, "--out", filepath.Join(t.TempDir(), "r"), "--no-isolation", "--lang", "ru"})
 		err := root.Execute()
-		if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(ru.Error(err), want[1]) {
+		if err == nil {
+			t.Fatalf("class grade %s: no error", args)
+		}
+		if !strings.Contains(err.Error(), want[0]) || !strings.Contains(ru.Error(err), want[1]) {
 			t.Errorf("class grade %s: %v / %q", args, err, ru.Error(err))
 		}
 	}
-	t.Setenv(grader.EnvIsolation, "off")
+	// The grader's isolation is detected once a process; the class's check is stubbed instead.
+	saved := class.Isolation
+	t.Cleanup(func() { class.Isolation = saved })
+	class.Isolation = func() (bool, string) { return false, "bwrap is not installed" }
 	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
 	var out, errb bytes.Buffer
 	root := newRootCmd(&out, &errb)
 	root.SetArgs([]string{"class", "grade", dir, "--out", filepath.Join(t.TempDir(), "r"), "--lang", "ru"})
 	err := root.Execute()
+	if err == nil {
+		t.Fatal("a class was graded without isolation")
+	}
 	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(ru.Error(err), "класс не проверяется без изоляции: ") || !strings.Contains(ru.Error(err), "--no-isolation") {
 		t.Errorf("without isolation: %v / %q", err, ru.Error(err))
 	}
