@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // newClassCmd is the group of commands for instructor-led workshops.
@@ -86,7 +87,8 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errw := cmd.ErrOrStderr()
-	progress := class.NewProgress(errw, isTerminal(errw))
+	loc := i18n.New(userLocale(cmd))
+	progress := class.NewProgress(errw, isTerminal(errw), loc)
 	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, Progress: progress.Event}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
@@ -101,23 +103,24 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	rep := class.BuildReport(lib, batch, bo)
-	if err := writeClassReports(cmd, rep, f); err != nil {
+	if err := writeClassReports(cmd, rep, f, loc); err != nil {
 		return err
 	}
 	if errors.Is(runErr, context.Canceled) {
-		fmt.Fprintf(errw, "kata class grade: interrupted with %d of %d learners done; run the same command again to grade the rest\n", len(batch.Results), len(learners))
+		fmt.Fprintln(errw, loc.T("class.cli.interrupted", "Done", len(batch.Results), "Total", len(learners)))
 		return exitError{exitInterrupted}
 	}
 	return runErr
 }
 
-// writeClassReports writes the summary (unless --csv or --json takes stdout), the HTML report
-// and the files asked for, naming each file written on stderr.
-func writeClassReports(cmd *cobra.Command, rep *class.Report, f classFlags) error {
+// writeClassReports writes the summary (unless --csv or --json takes stdout) and the HTML
+// report in loc's language, and the files asked for, naming each file written on stderr.
+func writeClassReports(cmd *cobra.Command, rep *class.Report, f classFlags, loc *i18n.Localizer) error {
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if f.csv != "-" && f.json != "-" {
-		class.WriteText(out, rep)
+		class.WriteText(out, rep, loc)
 	}
+	writeHTML := func(w io.Writer, r *class.Report) error { return class.WriteHTML(w, r, loc) }
 	html := f.html
 	if html == "" {
 		html = filepath.Join(f.out, "report.html")
@@ -125,7 +128,7 @@ func writeClassReports(cmd *cobra.Command, rep *class.Report, f classFlags) erro
 	files := []struct {
 		path  string
 		write func(io.Writer, *class.Report) error
-	}{{html, class.WriteHTML}, {f.csv, class.WriteCSV}, {f.json, class.WriteJSON}}
+	}{{html, writeHTML}, {f.csv, class.WriteCSV}, {f.json, class.WriteJSON}}
 	for _, file := range files {
 		switch file.path {
 		case "":
@@ -139,14 +142,14 @@ func writeClassReports(cmd *cobra.Command, rep *class.Report, f classFlags) erro
 		if err := writeFileWith(file.path, func(w io.Writer) error { return file.write(w, rep) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "wrote %s\n", file.path)
+		fmt.Fprintln(errw, loc.T("class.cli.wrote", "Path", file.path))
 	}
 	if f.learnerFs {
 		paths, err := class.WriteLearnerFiles(filepath.Join(f.out, "learners"), rep)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "wrote %d learner files in %s\n", len(paths), filepath.Join(f.out, "learners"))
+		fmt.Fprintln(errw, loc.T("class.cli.wrote_learner_files", "N", len(paths), "Dir", filepath.Join(f.out, "learners")))
 	}
 	return nil
 }

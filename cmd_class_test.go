@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/internal/headless"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // classOf builds a class folder with one learner per reference ("kata/lang/ref" under
@@ -219,5 +222,73 @@ func TestClassGradeRefusesWithoutIsolation(t *testing.T) {
 	}
 	if _, _, code := runKata(t, "class", "grade", filepath.Join(dir, "nope"), "--out", out, "--no-isolation"); code != 2 {
 		t.Errorf("a missing class folder: exit %d", code)
+	}
+}
+
+// TestClassGradeInRussian: --lang ru words the summary, the progress and the files written on
+// the terminal, and the HTML report (<html lang="ru">); the JSON stays English.
+func TestClassGradeInRussian(t *testing.T) {
+	hermeticState(t)
+	dir := classOf(t, map[string]string{"ana": "", "ben": ""})
+	out := filepath.Join(t.TempDir(), "report")
+	stdout, stderr, code := runKata(t, "class", "grade", dir, "--out", out, "--no-isolation", "--seed", "3", "--lang", "ru",
+		"--json", filepath.Join(out, "class.json"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"kata class grade · 2 участника · ", "seed 3 (повторить: --seed 3)", "ana       не удалось проверить: ",
+		"Не удалось проверить (2 участника)", "2 участника: проверено сейчас — 2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"kata class grade: 2 участника, по ", "] ana: не удалось проверить: ", "записан " + filepath.Join(out, "report.html")} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "report.html")); !strings.Contains(string(b), `<html lang="ru">`) || !strings.Contains(string(b), "<h2 id=\"errors-title\">Не удалось проверить</h2>") {
+		t.Errorf("report.html is not Russian:\n%.600s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "class.json")); !strings.Contains(string(b), `"status": "error"`) || strings.ContainsAny(string(b), "уча") {
+		t.Errorf("class.json is not the English JSON:\n%.600s", b)
+	}
+}
+
+// TestClassGradeErrorsInRussian: the errors kata class grade stops on are catalog messages
+// (i18n.Error), which main prints in the user's language; their English text is unchanged.
+func TestClassGradeErrorsInRussian(t *testing.T) {
+	hermeticState(t)
+	ru := i18n.New("ru")
+	dir := t.TempDir()
+	for args, want := range map[string][2]string{
+		filepath.Join(dir, "nope"): {"nope: not a folder (give a folder", "nope: это не папка (укажите папку"},
+		dir:                        {"no learner folders in it", "в ней нет папок участников"},
+	} {
+		var out, errb bytes.Buffer
+		root := newRootCmd(&out, &errb)
+		root.SetArgs([]string{"class", "grade", args, "--out", filepath.Join(t.TempDir(), "r"), "--no-isolation", "--lang", "ru"})
+		err := root.Execute()
+		if err == nil {
+			t.Fatalf("class grade %s: no error", args)
+		}
+		if !strings.Contains(err.Error(), want[0]) || !strings.Contains(ru.Error(err), want[1]) {
+			t.Errorf("class grade %s: %v / %q", args, err, ru.Error(err))
+		}
+	}
+	// The grader's isolation is detected once a process; the class's check is stubbed instead.
+	saved := class.Isolation
+	t.Cleanup(func() { class.Isolation = saved })
+	class.Isolation = func() (bool, string) { return false, "bwrap is not installed" }
+	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
+	var out, errb bytes.Buffer
+	root := newRootCmd(&out, &errb)
+	root.SetArgs([]string{"class", "grade", dir, "--out", filepath.Join(t.TempDir(), "r"), "--lang", "ru"})
+	err := root.Execute()
+	if err == nil {
+		t.Fatal("a class was graded without isolation")
+	}
+	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(ru.Error(err), "класс не проверяется без изоляции: ") || !strings.Contains(ru.Error(err), "--no-isolation") {
+		t.Errorf("without isolation: %v / %q", err, ru.Error(err))
 	}
 }

@@ -70,6 +70,7 @@ func newServeCmd() *cobra.Command {
 			cfg.Opening = open
 			cfg.Options.Log = logw
 			cfg.Options.Board = board.Options{Idle: idle, RuleText: ruleTexts(lib, cfg.Katas)}
+			cfg.Options.Loc = i18n.New(userLocale(cmd)) // the web board in the instructor's language
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			run, err := server.Start(ctx, lib, cfg)

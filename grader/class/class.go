@@ -11,7 +11,6 @@
 package class
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // Isolation reports whether the grader confines the learner processes it runs (their files,
@@ -59,7 +59,7 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 		}
 		st, err := os.Stat(abs)
 		if err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("%s: not a folder (give a folder of learner workspaces, or workspace folders)", p)
+			return nil, i18n.Err("class.cli.not_a_folder", "Path", p)
 		}
 		if isFile(filepath.Join(abs, "kata.json")) {
 			dirs = append(dirs, abs)
@@ -79,7 +79,7 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 			n++
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: no learner folders in it (a class folder holds one folder per learner)", p)
+			return nil, i18n.Err("class.cli.no_learners_in", "Path", p)
 		}
 	}
 	slices.Sort(dirs)
@@ -87,12 +87,12 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 	for i := 1; i < len(dirs); i++ {
 		for j := 0; j < i; j++ {
 			if strings.HasPrefix(dirs[i], dirs[j]+string(filepath.Separator)) {
-				return nil, fmt.Errorf("%s is inside the learner folder %s: learner folders cannot nest", dirs[i], dirs[j])
+				return nil, i18n.Err("class.cli.nested", "Inner", dirs[i], "Outer", dirs[j])
 			}
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, errors.New("no learner folders given")
+		return nil, i18n.Err("class.cli.no_learners")
 	}
 	learners := make([]Learner, len(dirs))
 	names := uniqueNames(dirs)

@@ -483,7 +483,7 @@ func TestClassReport(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	WriteText(&text, r)
+	WriteText(&text, r, nil)
 	for _, want := range []string{"4 learners", "seed 42 (repeat with --seed 42)", "alice", "passed", "(100%)",
 		"dave", "cannot grade: kata.json is missing", "The rules the class fails most (of 3 learners graded)",
 		"1. category · 2 learners", "e.g. bob, ", "2. retry-after · 1 learner", "Cannot be graded (1 learner)"} {
@@ -556,9 +556,9 @@ func TestAnonymize(t *testing.T) {
 	}
 	var all bytes.Buffer
 	WriteJSON(&all, r)
-	WriteText(&all, r)
+	WriteText(&all, r, nil)
 	WriteCSV(&all, r)
-	WriteHTML(&all, r)
+	WriteHTML(&all, r, nil)
 	for _, name := range []string{"alice", "bob", "carol", "dave", "/class/"} {
 		if strings.Contains(all.String(), name) {
 			t.Errorf("the anonymized reports still say %q", name)
@@ -581,7 +581,7 @@ func TestProgress(t *testing.T) {
 	res := &Result{Learner: Learner{Name: "bob"}, Report: &grader.Report{Status: grader.StatusFail, Points: 3, MaxPoints: 4,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}, Duration: 1500 * time.Millisecond}
 	var plain bytes.Buffer
-	p := NewProgress(&plain, false)
+	p := NewProgress(&plain, false, nil)
 	p.Event(Event{Kind: EventStarted, Learner: res.Learner, Done: 0, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 2})
 	p.Done()
@@ -589,7 +589,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("plain progress %q", got)
 	}
 	var tty bytes.Buffer
-	p = NewProgress(&tty, true)
+	p = NewProgress(&tty, true, nil)
 	p.Event(Event{Kind: EventBegan, Total: 2, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventStarted, Learner: Learner{Name: "carol"}, Done: 1, Running: 1, Total: 2})

@@ -6,10 +6,11 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 //go:embed report.html
@@ -22,7 +23,8 @@ var htmlReport = template.Must(template.New("report.html").Parse(htmlSource))
 type htmlColumn struct {
 	Kata, Title string
 	Step        int
-	Max         string
+	// Head is "step 2", Max "5 pts" and Points "5 points", in the reader's language.
+	Head, Max, Points string
 }
 
 // htmlCell is one learner × step cell: its text ("3/5"), a colour class h0…h10 by the share of
@@ -42,30 +44,51 @@ type htmlRow struct {
 type htmlRule struct {
 	RuleCount
 	Width int
+	// Breakers is "2 of 3" learners; Lead the example's lead ("e.g. bob, its test:").
+	Breakers, Lead string
 }
 
-// WriteHTML writes the class report as one self-contained HTML page: no script, no external
-// asset, and a Content-Security-Policy that lets the page load nothing. It shows a learners ×
-// task steps heatmap (points earned of each step's, coloured from red to green), each
-// learner's total, the rules the class fails most with how many learners break each and an
-// example, and the learners who cannot be graded.
-func WriteHTML(w io.Writer, r *Report) error {
+// htmlWords are the report's own words in the reader's language; the template escapes them.
+type htmlWords struct {
+	Title, Generated, Pseudonyms                       string
+	CardLearners, CardAverage, CardPassing, CardErrors string
+	Heatmap, ColLearner, ColPoints, Legend             string
+	Rules, ColRule, ColBreakers, ColTests, ColSays     string
+	NoRuleBroken, Errors                               string
+	// Sub's and Footer's sentences hold <code>: built by htmlSentence.
+	Seed, Footer template.HTML
+}
+
+// WriteHTML writes the class report as one self-contained HTML page in loc's language (nil:
+// English; <html lang> says which): no script, no external asset, and a
+// Content-Security-Policy that lets the page load nothing. It shows a learners × task steps
+// heatmap (points earned of each step's, coloured from red to green), each learner's total,
+// the rules the class fails most with how many learners break each and an example, and the
+// learners who cannot be graded. Rule ids, test names and the grader's messages stay as the
+// report has them.
+func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 	v := struct {
 		R                         *Report
+		Lang                      string
+		L                         htmlWords
 		Kata, Learners, Generated string
-		Average, Passing, Counts  string
+		Average, Passing          string
 		Multi                     bool
 		Span                      int
 		Columns                   []htmlColumn
 		Rows                      []htmlRow
 		Rules                     []htmlRule
-	}{R: r, Kata: kataNames(r), Learners: katas.Count(len(r.Learners), "learner", "learners"), Multi: len(r.Katas) > 1}
+		// Errors are the learners who cannot be graded, with why.
+		Errors []htmlRow
+	}{R: r, Lang: loc.Lang(), Kata: kataNames(r, loc), Learners: loc.N("count.learner", len(r.Learners)), Multi: len(r.Katas) > 1}
 	if !r.Generated.IsZero() {
 		v.Generated = r.Generated.Format("2006-01-02 15:04 MST")
 	}
 	for _, k := range r.Katas {
 		for _, s := range k.Steps {
-			v.Columns = append(v.Columns, htmlColumn{Kata: k.Kata, Title: s.Title, Step: s.Number, Max: grader.FormatPoints(s.MaxPoints)})
+			max := grader.FormatPoints(s.MaxPoints)
+			v.Columns = append(v.Columns, htmlColumn{Kata: k.Kata, Title: s.Title, Step: s.Number,
+				Head: loc.T("class.html.col_step", "Step", s.Number), Max: loc.T("class.html.col_max", "Max", max), Points: points(loc, s.MaxPoints)})
 		}
 	}
 	v.Span = len(v.Columns) + 2
@@ -73,8 +96,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, l := range r.Learners {
 		row := htmlRow{Name: l.Name}
 		if l.CannotGrade() {
-			row.Error = clip(firstLine(l.Message), 72) // the list below the rules has all of it
+			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(l.MessageIn(loc)), 72)) // the list below the rules has all of it
 			v.Rows = append(v.Rows, row)
+			v.Errors = append(v.Errors, htmlRow{Name: l.Name, Error: l.MessageIn(loc)})
 			continue
 		}
 		sum += l.Percent
@@ -95,11 +119,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 			}
 			row.Cells = append(row.Cells, htmlCell{Has: true, Text: grader.FormatPoints(s.Points) + "/" + grader.FormatPoints(s.Max),
 				Class: fmt.Sprintf("h%d", int(math.Floor(share*10))),
-				Title: fmt.Sprintf("%s · step %d · %d of %d tests passed", l.Name, s.Step, s.Passed, s.Tests)})
+				Title: loc.T("class.html.cell", "Learner", l.Name, "Step", s.Step, "Passed", s.Passed, "Tests", s.Tests)})
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	v.Average, v.Passing = "—", fmt.Sprintf("%d of %d", passing, r.Gradable)
+	v.Average, v.Passing = "—", loc.T("class.of", "N", passing, "Total", r.Gradable)
 	if r.Gradable > 0 {
 		v.Average = fmt.Sprintf("%.0f%%", sum/float64(r.Gradable))
 	}
@@ -108,11 +132,52 @@ func WriteHTML(w io.Writer, r *Report) error {
 		if r.Gradable > 0 {
 			width = int(math.Round(100 * float64(rc.Learners) / float64(r.Gradable)))
 		}
-		v.Rules = append(v.Rules, htmlRule{RuleCount: rc, Width: width})
+		v.Rules = append(v.Rules, htmlRule{RuleCount: rc, Width: width, Breakers: loc.T("class.of", "N", rc.Learners, "Total", r.Gradable),
+			Lead: loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest)})
 	}
-	v.Counts = strings.Join([]string{
-		fmt.Sprintf("%d graded now", r.Graded), fmt.Sprintf("%d unchanged since their stored result", r.Reused),
-		katas.Count(r.Jobs, "job", "jobs"), fmt.Sprintf("%.1f s", float64(r.DurationMS)/1000),
-	}, ", ")
+	counts := loc.T("class.html.counts", "Graded", r.Graded, "Reused", r.Reused, "Jobs", loc.N("class.count.job", r.Jobs), "Time", seconds(loc, r.DurationMS))
+	v.L = htmlWords{
+		Title: loc.T("class.html.title", "Kata", v.Kata), Generated: loc.T("class.html.generated", "At", v.Generated),
+		Pseudonyms: loc.T("class.html.pseudonyms"), CardLearners: loc.N("class.html.card_learners", len(r.Learners)),
+		CardAverage: loc.T("class.html.card_average"), CardPassing: loc.T("class.html.card_passing"), CardErrors: loc.T("class.html.card_errors"),
+		Heatmap: loc.T("class.html.heatmap"), ColLearner: loc.T("class.html.col_learner"), ColPoints: loc.T("class.html.col_points"),
+		Legend: loc.T("class.html.legend"), Rules: loc.T("class.html.rules"), ColRule: loc.T("class.html.col_rule"),
+		ColBreakers: loc.T("class.html.col_breakers"), ColTests: loc.T("class.html.col_tests"), ColSays: loc.T("class.html.col_says"),
+		NoRuleBroken: loc.T("class.no_rule_broken"), Errors: loc.T("class.html.errors"),
+		Seed:   htmlSentence(loc, "class.html.seed", "Seed", r.Seed, "Flag", code(fmt.Sprintf("--seed %d", r.Seed))),
+		Footer: htmlSentence(loc, "class.html.footer", "Command", code("kata class grade"), "Counts", counts),
+	}
 	return htmlReport.Execute(w, v)
+}
+
+// codeSpan is a template field value htmlSentence shows as <code>Text</code>.
+type codeSpan struct{ Text string }
+
+func code(s string) codeSpan { return codeSpan{s} }
+
+// htmlSentence is message id in loc's language as HTML: the message and every field escaped,
+// and a codeSpan field as a <code> element. Fields are name, value pairs, as Localizer.T takes
+// them.
+func htmlSentence(loc *i18n.Localizer, id string, kv ...any) template.HTML {
+	kv = slices.Clone(kv)
+	var codes []string // placeholder, element: a private-use character (U+E000…) stands for each
+	for i := 1; i < len(kv); i += 2 {
+		if c, ok := kv[i].(codeSpan); ok {
+			mark := string(rune(0xE000 + len(codes)/2))
+			kv[i] = mark
+			codes = append(codes, mark, "<code>"+template.HTMLEscapeString(c.Text)+"</code>")
+		}
+	}
+	return template.HTML(strings.NewReplacer(codes...).Replace(template.HTMLEscapeString(loc.T(id, kv...))))
+}
+
+// points words v points in loc's language ("5 points", "2.5 points"), its plural form by v.
+// N counts whole numbers; a fraction is worded as 2 is, which in English and Spanish is its
+// CLDR form (other) and in Russian reads the same as it ("2.5 балла", few and other alike).
+func points(loc *i18n.Localizer, v float64) string {
+	n := int(v)
+	if float64(n) != v {
+		n = 2
+	}
+	return loc.N("class.count.point", n, "Points", grader.FormatPoints(v))
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/internal/headless"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // externalRef matches what would make a page load something: an attribute naming a resource,
@@ -37,7 +38,7 @@ func TestHTMLReportIsSelfContained(t *testing.T) {
 	// Learner text is escaped: a message with markup stays text.
 	r.Learners[3].Message = `<img src="http://example.invalid/x.png"> is not a workspace`
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r); err != nil {
+	if err := WriteHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -57,22 +58,8 @@ func TestHTMLReportIsSelfContained(t *testing.T) {
 // the heatmap with a row per learner and coloured cells, the rules table, and no request left
 // the page; the screenshot shows the heatmap's colours. KATA_SCREENSHOT_DIR keeps the PNG.
 func TestHTMLReportInChromium(t *testing.T) {
-	bin := headless.Find()
-	if bin == "" {
-		t.Skip(headless.InstallHint)
-	}
 	r := classReport(t, BuildOptions{Generated: time.Now()})
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	if err := writeFile(page, func(w io.Writer) error { return WriteHTML(w, r) }); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dom, err := headless.DumpDOM(ctx, bin, page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dom, img := inChromium(t, r, nil, "class-report-fake.png")
 	if n := strings.Count(dom, `<tr class="learner">`); n != len(r.Learners) {
 		t.Errorf("the browser's DOM has %d learner rows, want %d", n, len(r.Learners))
 	}
@@ -82,21 +69,43 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if strings.Count(dom, `<tr class="rule">`) != len(r.Rules) {
 		t.Errorf("the rules table does not have %d rows", len(r.Rules))
 	}
-	shot := filepath.Join(dir, "report.png")
-	if err := headless.Screenshot(ctx, bin, page, shot, 1400, 1000); err != nil {
-		t.Fatal(err)
-	}
-	img := decodePNG(t, shot)
 	// The full cells' green (h10) and the empty cells' red (h0) are on the screen.
 	for name, c := range map[string]color.RGBA{"green (h10)": {0x1f, 0x8a, 0x4c, 0xff}, "red (h0)": {0xb8, 0x32, 0x2f, 0xff}} {
 		if n := countColor(img, c); n < 200 {
 			t.Errorf("the screenshot has %d pixels of the heatmap's %s", n, name)
 		}
 	}
-	if keep := os.Getenv("KATA_SCREENSHOT_DIR"); keep != "" {
-		b, _ := os.ReadFile(shot)
-		os.WriteFile(filepath.Join(keep, "class-report-fake.png"), b, 0o644)
+}
+
+// inChromium writes r's HTML report in loc's language, opens it in headless chromium (skipping
+// the test without one) and returns the DOM the browser built and a 1400×1000 screenshot;
+// KATA_SCREENSHOT_DIR keeps the PNG as keep.
+func inChromium(t *testing.T, r *Report, loc *i18n.Localizer, keep string) (string, image.Image) {
+	t.Helper()
+	bin := headless.Find()
+	if bin == "" {
+		t.Skip(headless.InstallHint)
 	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := writeFile(page, func(w io.Writer) error { return WriteHTML(w, r, loc) }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dom, err := headless.DumpDOM(ctx, bin, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "report.png")
+	if err := headless.Screenshot(ctx, bin, page, shot, 1400, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if dir := os.Getenv("KATA_SCREENSHOT_DIR"); dir != "" {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(filepath.Join(dir, keep), b, 0o644)
+	}
+	return dom, decodePNG(t, shot)
 }
 
 func decodePNG(t testing.TB, path string) image.Image {

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // barWidth is the progress bar's width in cells.
@@ -23,22 +23,27 @@ type Progress struct {
 	drawn    bool
 	// last is the latest finished learner's outcome, shown until the next one finishes.
 	last string
+	loc  *i18n.Localizer
 }
 
-// NewProgress returns a Progress writing to w; terminal says w is a terminal.
-func NewProgress(w io.Writer, terminal bool) *Progress { return &Progress{w: w, terminal: terminal} }
+// NewProgress returns a Progress writing to w in loc's language (nil: English); terminal says
+// w is a terminal.
+func NewProgress(w io.Writer, terminal bool, loc *i18n.Localizer) *Progress {
+	return &Progress{w: w, terminal: terminal, loc: loc}
+}
 
 // Event draws one event; use it as Options.Progress.
 func (p *Progress) Event(e Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e.Kind == EventBegan {
-		fmt.Fprintf(p.w, "kata class grade: %s, %d at a time, seed %d (repeat with --seed %d)\n", katas.Count(e.Total, "learner", "learners"), e.Jobs, e.Seed, e.Seed)
+		fmt.Fprintln(p.w, p.loc.T("class.progress.began", "Learners", p.loc.N("count.learner", e.Total), "Jobs", e.Jobs,
+			"Seed", p.loc.T("grade.seed_repeat", "Seed", e.Seed)))
 		return
 	}
 	if !p.terminal {
 		if e.Kind == EventFinished {
-			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, e.Learner.Name, Outcome(e.Result))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, e.Learner.Name, Outcome(e.Result, p.loc))
 		}
 		return
 	}
@@ -46,9 +51,10 @@ func (p *Progress) Event(e Event) {
 	if e.Total > 0 {
 		filled = barWidth * e.Done / e.Total
 	}
-	line := fmt.Sprintf("[%s%s] %d/%d · %d grading", strings.Repeat("█", filled), strings.Repeat("░", barWidth-filled), e.Done, e.Total, e.Running)
+	line := fmt.Sprintf("[%s%s] ", strings.Repeat("█", filled), strings.Repeat("░", barWidth-filled)) +
+		p.loc.T("class.progress.grading", "Done", e.Done, "Total", e.Total, "Running", e.Running)
 	if e.Kind == EventFinished {
-		p.last = e.Learner.Name + ": " + Outcome(e.Result)
+		p.last = e.Learner.Name + ": " + Outcome(e.Result, p.loc)
 	}
 	if p.last != "" {
 		line += " · " + p.last
@@ -67,27 +73,29 @@ func (p *Progress) Done() {
 	}
 }
 
-// Outcome says a learner's result in a few words: "45/47 passed · 45/47 points (96%)", or
-// "cannot grade: …", with "(unchanged)" when it came from the results store.
-func Outcome(r *Result) string {
+// Outcome says a learner's result in a few words in loc's language (nil: English):
+// "45/47 passed · 45/47 points (96%)", or "cannot grade: …", with "(unchanged since its
+// stored result)" when it came from the results store, else how long grading took.
+func Outcome(r *Result, loc *i18n.Localizer) string {
 	if r == nil || r.Report == nil {
 		return ""
 	}
 	rep := r.Report
 	var s string
 	if rep.Status == grader.StatusError {
-		s = "cannot grade: " + firstLine(rep.Message)
+		s = loc.T("class.cannot_grade", "Why", firstLine(grader.Localize(rep, loc, nil).Message))
 	} else {
 		pass, _, _ := rep.Counts()
-		s = fmt.Sprintf("%d/%d passed", pass, len(rep.Tests))
+		s = loc.T("class.passed", "Passed", pass, "Tests", len(rep.Tests))
 		if rep.MaxPoints > 0 {
-			s += fmt.Sprintf(" · %s/%s points (%.0f%%)", grader.FormatPoints(rep.Points), grader.FormatPoints(rep.MaxPoints), 100*rep.Points/rep.MaxPoints)
+			s += " · " + loc.T("grade.points", "Points", grader.FormatPoints(rep.Points), "Max", grader.FormatPoints(rep.MaxPoints),
+				"Percent", fmt.Sprintf("%.0f", 100*rep.Points/rep.MaxPoints))
 		}
 	}
 	if r.Reused {
-		return s + " (unchanged since its stored result)"
+		return s + " " + loc.T("class.progress.unchanged")
 	}
-	return s + fmt.Sprintf(" · %.1f s", r.Duration.Seconds())
+	return s + " · " + seconds(loc, r.Duration.Milliseconds())
 }
 
 // clip cuts s to n characters.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -79,10 +80,28 @@ type LearnerRow struct {
 	DurationMS int64 `json:"duration_ms"`
 	// report is the learner's grader report, for the per-learner files.
 	report *grader.Report
+	// why is Message as a catalog message (nil when it is none, as in a result read back from
+	// the results store); hide, when set, is the folder path an anonymized Message replaced
+	// by Name.
+	why  *i18n.Msg
+	hide string
 }
 
 // CannotGrade reports whether the learner's submission could not be graded.
 func (l LearnerRow) CannotGrade() bool { return l.Status == grader.StatusError }
+
+// MessageIn is Message in loc's language when the grader gave it as a catalog message, else
+// Message itself (English).
+func (l LearnerRow) MessageIn(loc *i18n.Localizer) string {
+	if l.why == nil || loc.Lang() == katas.English {
+		return l.Message
+	}
+	s := grader.Sanitize(loc.Say(*l.why))
+	if l.hide != "" {
+		s = strings.ReplaceAll(s, l.hide, l.Name)
+	}
+	return s
+}
 
 // RuleCount is one rule the class broke: how many learners broke it, in how many tests, and
 // one example of what a failing test said.
@@ -141,9 +160,9 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, round1(s.Percent()), s.Steps
 		}
 		if row.CannotGrade() {
-			row.Message = r.Message
+			row.Message, row.why = r.Message, r.Why
 			if rep.Anonymized {
-				row.Message = strings.ReplaceAll(row.Message, res.Dir, row.Name)
+				row.Message, row.hide = strings.ReplaceAll(row.Message, res.Dir, row.Name), res.Dir
 			}
 			row.Steps = nil
 			rep.CannotGrade++

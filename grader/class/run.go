@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -94,6 +95,14 @@ type Batch struct {
 // Options.NoIsolation is not set.
 var ErrNotIsolated = errors.New("refusing to grade a class without isolation")
 
+// notIsolated is Run's refusal: ErrNotIsolated with why and what to do, as a catalog message
+// (i18n.Localizer.Error words it through Unwrap).
+type notIsolated struct{ msg i18n.Msg }
+
+func (e notIsolated) Error() string        { return e.msg.English() }
+func (e notIsolated) Is(target error) bool { return target == ErrNotIsolated }
+func (e notIsolated) Unwrap() error        { return &i18n.Error{Msg: e.msg} }
+
 // Run grades the learners with one seed, opts.Jobs at a time, each learner's result saved in
 // store as soon as it is ready. A learner whose stored result has the folder's current hash
 // and the batch's seed is not graded again (unless opts.Regrade). A learner that cannot be
@@ -103,7 +112,7 @@ var ErrNotIsolated = errors.New("refusing to grade a class without isolation")
 // way are stopped and not saved, and Run returns the batch so far with ctx's error.
 func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learner, opts Options) (*Batch, error) {
 	if ok, why := Isolation(); !ok && !opts.NoIsolation {
-		return nil, fmt.Errorf("%w: %s; a class is other people's code: pass --no-isolation to grade it anyway, on a machine where that code can do no harm", ErrNotIsolated, why)
+		return nil, notIsolated{i18n.M("class.cli.not_isolated", "Why", why)}
 	}
 	start := time.Now()
 	seed, err := classSeed(store, opts)

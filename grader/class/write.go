@@ -12,77 +12,85 @@ import (
 	"text/tabwriter"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // TopRules is how many of the rules the class fails most the text summary lists (the HTML
 // report and the JSON list all of them).
 const TopRules = 10
 
-// WriteText writes the terminal summary: one line per learner (tests passed of all, points
-// and percentage, or why the learner cannot be graded), the rules the class fails most with
-// how many learners broke each and one example message, the learners who cannot be graded,
-// and a closing line with the counts, the seed and the time.
-func WriteText(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "kata class grade · %s · %s · seed %d (repeat with --seed %d)\n\n", katas.Count(len(r.Learners), "learner", "learners"), kataNames(r), r.Seed, r.Seed)
+// WriteText writes the terminal summary in loc's language (nil: English): one line per
+// learner (tests passed of all, points and percentage, or why the learner cannot be graded),
+// the rules the class fails most with how many learners broke each and one example message,
+// the learners who cannot be graded, and a closing line with the counts, the seed and the
+// time. Rule ids, test names and the grader's messages stay as the report has them.
+func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
+	fmt.Fprintf(w, "%s\n\n", loc.T("class.text.title", "Learners", loc.N("count.learner", len(r.Learners)), "Katas", kataNames(r, loc),
+		"Seed", loc.T("grade.seed_repeat", "Seed", r.Seed)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	multi := len(r.Katas) > 1
-	head := "  learner\t"
+	head := "  " + loc.T("class.text.col_learner") + "\t"
 	if multi {
-		head += "kata\t"
+		head += loc.T("class.text.col_kata") + "\t"
 	}
 	// The last cell of a line is not aligned, so a long "cannot grade" reason widens nothing.
-	fmt.Fprintln(tw, head+"tests\tpoints")
+	fmt.Fprintln(tw, head+loc.T("class.text.col_tests")+"\t"+loc.T("class.text.col_points"))
 	for _, l := range r.Learners {
 		line := "  " + l.Name + "\t"
 		if multi {
 			line += l.Kata + "\t"
 		}
 		if l.CannotGrade() {
-			line += "cannot grade: " + firstLine(l.Message)
+			line += loc.T("class.cannot_grade", "Why", firstLine(l.MessageIn(loc)))
 		} else {
-			line += fmt.Sprintf("%d/%d passed\t%s/%s (%.0f%%)", l.Passed, l.Tests, grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
+			line += loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) +
+				fmt.Sprintf("\t%s/%s (%.0f%%)", grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
 
 	if len(r.Rules) > 0 {
-		fmt.Fprintf(w, "\nThe rules the class fails most (of %s graded)\n", katas.Count(r.Gradable, "learner", "learners"))
+		fmt.Fprintf(w, "\n%s\n", loc.N("class.text.rules_title", r.Gradable))
 		for i, rc := range r.Rules {
 			if i == TopRules {
-				fmt.Fprintf(w, "  … and %s more (the HTML report lists every one)\n", katas.Count(len(r.Rules)-TopRules, "rule", "rules"))
+				fmt.Fprintf(w, "  %s\n", loc.N("class.text.more_rules", len(r.Rules)-TopRules))
 				break
 			}
-			fmt.Fprintf(w, "  %2d. %s · %s, %s", i+1, rc.Rule, katas.Count(rc.Learners, "learner", "learners"), katas.Count(rc.Tests, "test", "tests"))
+			fmt.Fprintf(w, "  %2d. %s · %s, %s", i+1, rc.Rule, loc.N("count.learner", rc.Learners), loc.N("count.test", rc.Tests))
 			if rc.Statement != "" {
 				fmt.Fprintf(w, " · %s", rc.Statement)
 			}
-			fmt.Fprintf(w, "\n      e.g. %s, %s: %s\n", rc.ExampleLearner, rc.ExampleTest, rc.Example)
+			fmt.Fprintf(w, "\n      %s %s\n", loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest), rc.Example)
 		}
 	} else if r.Gradable > 0 {
-		fmt.Fprintln(w, "\nNo rule is broken: every graded learner passes every test.")
+		fmt.Fprintf(w, "\n%s\n", loc.T("class.no_rule_broken"))
 	}
 	if r.CannotGrade > 0 {
-		fmt.Fprintf(w, "\nCannot be graded (%s)\n", katas.Count(r.CannotGrade, "learner", "learners"))
+		fmt.Fprintf(w, "\n%s\n", loc.T("class.text.cannot_title", "Learners", loc.N("count.learner", r.CannotGrade)))
 		for _, l := range r.Learners {
 			if l.CannotGrade() {
-				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.Message, "    "))
+				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.MessageIn(loc), "    "))
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s: %d graded now, %d unchanged since their stored result, %d cannot be graded · %s · %.1f s\n",
-		katas.Count(len(r.Learners), "learner", "learners"), r.Graded, r.Reused, r.CannotGrade, katas.Count(r.Jobs, "job", "jobs"), float64(r.DurationMS)/1000)
+	fmt.Fprintf(w, "\n%s\n", loc.T("class.text.closing", "Learners", loc.N("count.learner", len(r.Learners)), "Graded", r.Graded,
+		"Reused", r.Reused, "CannotGrade", r.CannotGrade, "Jobs", loc.N("class.count.job", r.Jobs), "Time", seconds(loc, r.DurationMS)))
 }
 
-// kataNames lists the class's katas.
-func kataNames(r *Report) string {
+// seconds words a duration of ms milliseconds in seconds with one decimal ("1.5 s").
+func seconds(loc *i18n.Localizer, ms int64) string {
+	return loc.T("class.seconds", "Seconds", fmt.Sprintf("%.1f", float64(ms)/1000))
+}
+
+// kataNames lists the class's katas ("no kata" in loc's language when it has none).
+func kataNames(r *Report, loc *i18n.Localizer) string {
 	var ids []string
 	for _, k := range r.Katas {
 		ids = append(ids, k.Kata)
 	}
 	if len(ids) == 0 {
-		return "no kata"
+		return loc.T("class.no_kata")
 	}
 	return strings.Join(ids, ", ")
 }

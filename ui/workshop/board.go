@@ -165,7 +165,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		m.note = msg.note
 		if msg.err != nil {
-			m.note = m.opts.Loc.T("board.not_done", "Error", msg.err.Error())
+			m.note = m.opts.Loc.T("board.not_done", "Error", m.opts.Loc.Error(msg.err))
 		}
 		m.view = m.c.View()
 	case tea.KeyPressMsg:
@@ -352,7 +352,7 @@ func (m Model) quizLines() []string {
 	if q == nil {
 		return []string{st.Label.Render(label) + st.Subtle.Render(loc.T("board.no_quiz", "Start", keymap.Says(m.keys.Board.Quiz, loc.T("board.start_one"))))}
 	}
-	lines := []string{common.Truncate(st.Label.Render(label)+q.Kata+" · "+q.State, m.width)}
+	lines := []string{common.Truncate(st.Label.Render(label)+q.Kata+" · "+quizState(loc, q.State), m.width)}
 	for _, it := range q.Items {
 		var parts []string
 		key := ""
@@ -369,6 +369,20 @@ func (m Model) quizLines() []string {
 		lines = append(lines, common.Truncate(line, m.width))
 	}
 	return lines
+}
+
+// quizState words a live quiz's state (workshop.QuizOpen …) in loc's language; a state this
+// board does not know shows as it is.
+func quizState(loc *i18n.Localizer, state string) string {
+	switch state {
+	case kw.QuizOpen:
+		return loc.T("class.board.quiz_open")
+	case kw.QuizRevealed:
+		return loc.T("class.board.quiz_revealed")
+	case kw.QuizClosed:
+		return loc.T("class.board.quiz_closed")
+	}
+	return state
 }
 
 // misses lists the rules and items missed most.
@@ -403,7 +417,11 @@ func (m Model) attention() string {
 	}
 	var parts []string
 	for _, f := range a[:min(len(a), 6)] {
-		parts = append(parts, f.Name+": "+f.Why)
+		why := f.Why
+		if !f.Reason.IsZero() {
+			why = m.opts.Loc.Say(f.Reason)
+		}
+		parts = append(parts, f.Name+": "+why)
 	}
 	if len(a) > 6 {
 		parts = append(parts, m.opts.Loc.T("board.and_more", "N", len(a)-6))

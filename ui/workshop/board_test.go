@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	kw "github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/server"
@@ -26,7 +28,10 @@ type rig struct {
 	m     tea.Model
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigIn(t, nil) }
+
+// newRigIn is newRig with the board in loc's language.
+func newRigIn(t *testing.T, loc *i18n.Localizer) *rig {
 	t.Helper()
 	lib, err := katas.Discover(os.DirFS("../../katas/testdata/packets"), "test")
 	if err != nil {
@@ -44,7 +49,7 @@ func newRig(t *testing.T) *rig {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	r := &rig{t: t, class: class, http: hs, m: New(class, Options{JoinLine: "kata join http://h:1/" + class.Code() + " --name NAME", NoColor: true,
+	r := &rig{t: t, class: class, http: hs, m: New(class, Options{JoinLine: "kata join http://h:1/" + class.Code() + " --name NAME", NoColor: true, Loc: loc,
 		Wait: func(<-chan struct{}) tea.Cmd { return nil },
 		Tick: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }})}
 	r.send(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -148,4 +153,42 @@ func TestBoardShowsLearnersAndActs(t *testing.T) {
 	r.key("e")
 	r.mustSee("Not done: no live quiz is under way")
 	r.key("q")
+}
+
+// TestBoardInSpanish: the board's own words, why a learner needs attention, the live quiz's
+// state and a refused action's reason are Spanish; rule ids, item ids and names are not
+// translated.
+func TestBoardInSpanish(t *testing.T) {
+	r := newRigIn(t, i18n.New("es"))
+	r.mustSee("kata serve — taller "+r.class.Code(), "0 participantes", "Todavía no se ha unido ningún participante.")
+	ctx := context.Background()
+	jr, err := (&kw.Client{Base: r.http.URL}).Join(ctx, r.class.Code(), "Ben")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ben := &kw.Client{Base: r.http.URL, Token: jr.Token}
+	var evs []kw.Event
+	for i := range 3 {
+		evs = append(evs, kw.Event{ID: fmt.Sprintf("b%d", i), Kind: kw.KindVerdict, Kata: "mini-kata", At: time.Now(),
+			Verdict: &kw.Verdict{Status: "fail", Passed: 1, Failed: 1, Tests: []kw.TestVerdict{{ID: "f", Status: "fail", Rules: []string{"category"}}}}})
+	}
+	if _, err := ben.Send(ctx, evs); err != nil {
+		t.Fatal(err)
+	}
+	r.send(changedMsg{})
+	r.mustSee("1 participante", "Ben !", "Más falladas  reglas: category (1) · preguntas: ninguna",
+		"Atención      Ben: mini-kata falla category 3 veces seguidas")
+	// The JSON the web board reads keeps the English reason.
+	if a := r.class.View().Summary.Attention; len(a) != 1 || a[0].Why != "mini-kata fails category 3× in a row" {
+		t.Errorf("attention in the view: %+v", a)
+	}
+	r.key("e")
+	r.mustSee("No se hizo: no hay ningún cuestionario en vivo en curso: empieza uno primero")
+	r.key("l")
+	r.mustSee("Cuestionario en vivo iniciado: mk-01.", "Cuestionario mini-kata · abierto", "mk-01 · 0 respuestas")
+	r.key("r")
+	r.mustSee("Cuestionario mini-kata · revelado", "respuesta correcta b")
+	if s := r.screen(); strings.Contains(s, "· open") || strings.Contains(s, "revealed") || strings.Contains(s, "in a row") {
+		t.Errorf("the Spanish board has English words:\n%s", s)
+	}
 }

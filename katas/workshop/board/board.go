@@ -11,11 +11,11 @@ package board
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/workshop"
 )
@@ -39,6 +39,9 @@ type Options struct {
 	Repeats int
 	// RuleText gives a rule id's statement, for the summary (nil: ids only).
 	RuleText map[string]string
+	// Loc words Row.Flags and Flag.Why, which the web board shows, in the instructor's
+	// language (nil: English).
+	Loc *i18n.Localizer
 }
 
 // Board is the folded state of one workshop.
@@ -306,8 +309,11 @@ type Row struct {
 	LastProgress time.Time `json:"last_progress"`
 	LastEvent    string    `json:"last_event,omitempty"`
 	LastSeq      int64     `json:"last_seq,omitempty"`
-	// Flags say why the row needs attention ("no progress for 12 min"); empty when fine.
-	Flags []string `json:"flags,omitempty"`
+	// Flags say why the row needs attention ("no progress for 12 min"), in Options.Loc's
+	// language; empty when fine. Reasons are the same as catalog messages, for a reader of
+	// another language.
+	Flags   []string   `json:"flags,omitempty"`
+	Reasons []i18n.Msg `json:"-"`
 }
 
 // Cell is a learner's standing in one kata.
@@ -351,11 +357,13 @@ type Miss struct {
 	Count int    `json:"count"`
 }
 
-// Flag is a learner needing attention.
+// Flag is a learner needing attention: Why in Options.Loc's language, Reason the same as a
+// catalog message.
 type Flag struct {
-	Learner string `json:"learner"`
-	Name    string `json:"name"`
-	Why     string `json:"why"`
+	Learner string   `json:"learner"`
+	Name    string   `json:"name"`
+	Why     string   `json:"why"`
+	Reason  i18n.Msg `json:"-"`
 }
 
 // QuizView is the live quiz as the board shows it: the key and rationales only once revealed.
@@ -443,18 +451,21 @@ func (b *Board) Row(id string, now time.Time) Row {
 		}
 		r.Cells = append(r.Cells, c)
 	}
-	r.Flags = b.flags(l, now)
+	r.Reasons = b.flags(l, now)
+	for _, m := range r.Reasons {
+		r.Flags = append(r.Flags, b.opts.Loc.Say(m))
+	}
 	return r
 }
 
 // flags says why learner l needs attention at now.
-func (b *Board) flags(l *learner, now time.Time) []string {
+func (b *Board) flags(l *learner, now time.Time) []i18n.Msg {
 	if l.left || b.state.Closed {
 		return nil
 	}
-	var out []string
+	var out []i18n.Msg
 	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle {
-		out = append(out, fmt.Sprintf("no progress for %d min", int(idle.Minutes())))
+		out = append(out, i18n.M("class.board.idle", "Minutes", int(idle.Minutes())))
 	}
 	for _, p := range b.packets {
 		st := l.katas[p.ID]
@@ -464,7 +475,7 @@ func (b *Board) flags(l *learner, now time.Time) []string {
 		rules := slices.Sorted(maps.Keys(st.streak))
 		for _, r := range rules {
 			if n := st.streak[r]; n >= b.opts.Repeats {
-				out = append(out, fmt.Sprintf("%s fails %s %d× in a row", p.ID, r, n))
+				out = append(out, i18n.MN("class.board.repeats", n, "Kata", p.ID, "Rule", r))
 			}
 		}
 	}
@@ -506,7 +517,7 @@ func (b *Board) Summary(now time.Time) Summary {
 			}
 		}
 		for _, f := range b.flags(l, now) {
-			s.Attention = append(s.Attention, Flag{Learner: l.id, Name: l.name, Why: f})
+			s.Attention = append(s.Attention, Flag{Learner: l.id, Name: l.name, Why: b.opts.Loc.Say(f), Reason: f})
 		}
 	}
 	for r, n := range rules {

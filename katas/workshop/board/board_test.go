@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/workshop"
 )
@@ -109,15 +110,29 @@ func TestBoardFlagsIdleAndRepeatedFailures(t *testing.T) {
 	if len(s.Attention) != 1 || s.Attention[0].Name != "Ben" || !strings.Contains(s.Attention[0].Why, "category 3×") {
 		t.Fatalf("attention %+v: want Ben failing category 3× in a row", s.Attention)
 	}
+	// The reason is a catalog message too: Russian counts the times (3 раза, 5 раз).
+	ru := i18n.New("ru")
+	if got := ru.Say(s.Attention[0].Reason); got != "mini-kata: правило category нарушено 3 раза подряд" {
+		t.Errorf("the reason in Russian: %q", got)
+	}
+	for range 2 {
+		f.add(workshop.Event{Learner: "L2", Kind: workshop.KindVerdict, Kata: "mini-kata", Verdict: verdict(1, 1, "category")})
+	}
+	row := b.Row("L2", t0.Add(5*time.Minute))
+	if len(row.Reasons) != 1 || ru.Say(row.Reasons[0]) != "mini-kata: правило category нарушено 5 раз подряд" || row.Flags[0] != "mini-kata fails category 5× in a row" {
+		t.Errorf("Ben's row: %q, %+v", row.Flags, row.Reasons)
+	}
 	// A grade that no longer breaks the rule ends the streak.
 	f.add(workshop.Event{Learner: "L2", Kind: workshop.KindVerdict, Kata: "mini-kata", Verdict: verdict(2, 0)})
 	if s := b.Summary(t0.Add(5 * time.Minute)); len(s.Attention) != 0 {
 		t.Errorf("after a passing grade: %+v", s.Attention)
 	}
-	// Twelve minutes on, Ana (joined at t0+1s, nothing since) is idle; Ben moved at t0+6s.
+	// Ten minutes on, Ana (joined at t0+1s, nothing since) is idle; Ben moved at t0+8s.
 	s = b.Summary(t0.Add(10*time.Minute + 3*time.Second))
 	if len(s.Attention) != 1 || s.Attention[0].Name != "Ana" || !strings.Contains(s.Attention[0].Why, "no progress for 10 min") {
 		t.Errorf("attention %+v: want Ana idle for 10 min", s.Attention)
+	} else if got := i18n.New("es").Say(s.Attention[0].Reason); got != "sin avances desde hace 10 min" {
+		t.Errorf("Ana's reason in Spanish: %q", got)
 	}
 	f.add(workshop.Event{Learner: "L1", Kind: workshop.KindLeft})
 	if s := b.Summary(t0.Add(time.Hour)); s.Learners != 1 || len(s.Attention) != 1 || s.Attention[0].Name != "Ben" {

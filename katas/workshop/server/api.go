@@ -407,7 +407,7 @@ func (s *Server) instructorErr(w http.ResponseWriter, err error) {
 		if br.code == workshop.ErrNotFound {
 			status = http.StatusNotFound
 		}
-		writeErr(w, status, br.code, br.msg)
+		writeErr(w, status, br.code, br.Error())
 	case errors.Is(err, errNoQuiz):
 		writeErr(w, http.StatusConflict, workshop.ErrConflict, err.Error())
 	case errors.Is(err, store.ErrClosed):

@@ -18,7 +18,9 @@ import (
 
 	"golang.org/x/net/websocket"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/katas/workshop/board"
 )
 
 // EnvScreenshots names a folder where the browser test leaves its screenshots (for a person
@@ -256,4 +258,43 @@ func TestBoardPageInChromium(t *testing.T) {
 		t.Errorf("the page is at seq %s, the board at %d", seq, r.class.View().Seq)
 	}
 	t.Logf("screenshot: %s", b.screenshot("board-after-restart.png"))
+}
+
+// TestBoardPageInRussian opens /board of a server whose instructor reads Russian: <html lang>,
+// the headings, the counts (CLDR forms by Intl.PluralRules: 1 участник, 2 участника), the
+// pacing line, the live quiz and why a learner needs attention are Russian; names and rule
+// ids are not translated.
+func TestBoardPageInRussian(t *testing.T) {
+	b := startBrowser(t)
+	r := startRig(t, "", Options{Loc: i18n.New("ru"), Board: board.Options{Repeats: 1}})
+	ctx := context.Background()
+	b.call("Page.enable", nil)
+	b.call("Page.navigate", map[string]any{"url": r.http.URL + workshop.PathBoardPage + "?token=" + r.token})
+	b.waitText("the stream connects", "document.body.dataset.state", "live")
+	b.waitText("the language", "document.documentElement.lang", "ru")
+	b.waitText("the title", "document.title", "воркшоп kata "+r.class.Code())
+	b.waitText("the connection", "document.getElementById('conn').textContent", "в эфире")
+	b.waitText("the headings", "document.querySelector('aside').textContent", "Нужно внимание")
+	b.waitText("no learner yet", "document.getElementById('empty').textContent", "Пока никто не подключился.")
+	b.waitText("the pacing", "document.getElementById('pacing').textContent", "открыто слоёв: 1 из 5 (до knowledge) · шагов задания: 1 из 2")
+	b.waitText("the empty lists", "document.getElementById('attention').textContent", "никто")
+
+	ana, _ := r.join("Ana")
+	ana.Send(ctx, []workshop.Event{{ID: "v1", Kind: workshop.KindVerdict, Kata: "mini-kata", At: t0,
+		Verdict: &workshop.Verdict{Status: "fail", Passed: 2, Failed: 1, Tests: []workshop.TestVerdict{{ID: "f1", Status: "fail", Rules: []string{"retryable"}}}}}})
+	b.waitText("one learner", "document.getElementById('count').textContent", "1 участник")
+	b.waitText("the rule missed", "document.getElementById('rules').textContent", "retryable — 1 участник")
+	b.waitText("why Ana needs attention", "document.getElementById('attention').textContent", "Ana: mini-kata: правило retryable нарушено 1 раз подряд")
+	r.join("Ben")
+	b.waitText("two learners", "document.getElementById('count').textContent", "2 участника")
+	if _, err := r.class.StartQuiz(ctx, workshop.QuizRequest{Items: []string{"mk-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText("the live quiz", "document.getElementById('quiz').textContent", "Живой квиз · mini-kata · идут ответы")
+	b.waitText("its answers", "document.getElementById('quiz').textContent", "0 ответов")
+	if _, err := r.class.Reveal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText("the reveal", "document.getElementById('quiz').textContent", "ответы показаны")
+	t.Logf("screenshot: %s", b.screenshot("board-ru.png"))
 }

@@ -2,10 +2,11 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/board"
@@ -36,20 +37,30 @@ func (c *Class) Changed() <-chan struct{} {
 	return c.h.changed
 }
 
-// errBadRequest marks an instructor request the API answers with 400 or 404.
+// errBadRequest marks an instructor request the API answers with 400 or 404. Its text is a
+// catalog message: the API answers in English, the terminal board in the instructor's
+// language (i18n.Localizer.Error finds it through Unwrap).
 type errBadRequest struct {
 	code string
-	msg  string
+	msg  i18n.Msg
 }
 
-func (e *errBadRequest) Error() string { return e.msg }
+func (e *errBadRequest) Error() string { return e.msg.English() }
 
-func badRequest(code, format string, args ...any) error {
-	return &errBadRequest{code: code, msg: fmt.Sprintf(format, args...)}
+func (e *errBadRequest) Unwrap() error { return &i18n.Error{Msg: e.msg} }
+
+// badRequest is the error of message id with the template fields kv (i18n.M).
+func badRequest(code, id string, kv ...any) error {
+	return &errBadRequest{code: code, msg: i18n.M(id, kv...)}
 }
 
 // errNoQuiz: no live quiz to reveal or close.
-var errNoQuiz = errors.New("no live quiz is under way: start one first")
+var errNoQuiz = i18n.Err("class.board.no_quiz")
+
+// notOurs is the error for a kata that is not one of the workshop's.
+func (c *Class) notOurs(kata string) error {
+	return badRequest(workshop.ErrNotFound, "class.board.not_ours", "Kata", strconv.Quote(kata), "Katas", fmt.Sprint(c.h.ws.Katas))
+}
 
 // append stores instructor events and applies them.
 func (c *Class) append(ctx context.Context, evs []workshop.Event) error {
@@ -81,7 +92,7 @@ func (c *Class) packets() []*katas.Packet {
 // empty), each clamped to what the kata has; a zero leaves that part as it is.
 func (c *Class) Pace(ctx context.Context, r workshop.PacingRequest) (workshop.State, error) {
 	if r.Layers < 0 || r.Steps < 0 {
-		return workshop.State{}, badRequest(workshop.ErrInvalid, "layers and steps count from 1")
+		return workshop.State{}, badRequest(workshop.ErrInvalid, "class.board.count_from_1")
 	}
 	cur := c.State()
 	var evs []workshop.Event
@@ -102,7 +113,7 @@ func (c *Class) Pace(ctx context.Context, r workshop.PacingRequest) (workshop.St
 		evs = append(evs, workshop.Event{Kind: workshop.KindPacing, Kata: p.ID, Pacing: &pc})
 	}
 	if len(evs) == 0 {
-		return workshop.State{}, badRequest(workshop.ErrNotFound, "kata %q is not one of this workshop's (%v)", r.Kata, c.h.ws.Katas)
+		return workshop.State{}, c.notOurs(r.Kata)
 	}
 	if err := c.append(ctx, evs); err != nil {
 		return workshop.State{}, err
@@ -110,26 +121,29 @@ func (c *Class) Pace(ctx context.Context, r workshop.PacingRequest) (workshop.St
 	return c.State(), nil
 }
 
+// maxLiveItems is how many items one live quiz asks at most.
+const maxLiveItems = 20
+
 // StartQuiz starts a live quiz of r.Items of r.Kata (the workshop's first kata when empty),
 // or of its next r.Count items (default 1) not asked live before, in the packet's order.
 // A quiz under way is replaced.
 func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop.Quiz, error) {
 	ps := c.packets()
 	if len(ps) == 0 {
-		return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "the workshop has no kata this server knows")
+		return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.no_known_kata")
 	}
 	p := ps[0]
 	if r.Kata != "" {
 		i := slices.IndexFunc(ps, func(p *katas.Packet) bool { return p.ID == r.Kata })
 		if i < 0 {
-			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "kata %q is not one of this workshop's (%v)", r.Kata, c.h.ws.Katas)
+			return workshop.Quiz{}, c.notOurs(r.Kata)
 		}
 		p = ps[i]
 	}
 	items := r.Items
 	for _, id := range items {
 		if !slices.ContainsFunc(p.Items, func(it katas.Item) bool { return it.ID == id }) {
-			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "kata %s has no item %q", p.ID, id)
+			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.no_item", "Kata", p.ID, "Item", strconv.Quote(id))
 		}
 	}
 	if len(items) == 0 {
@@ -142,11 +156,11 @@ func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop
 		}
 		c.h.mu.Unlock()
 		if len(items) == 0 {
-			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "every item of %s was asked live already; name items to ask again", p.ID)
+			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.all_asked", "Kata", p.ID)
 		}
 	}
-	if len(items) > 20 {
-		return workshop.Quiz{}, badRequest(workshop.ErrInvalid, "a live quiz asks at most 20 items")
+	if len(items) > maxLiveItems {
+		return workshop.Quiz{}, badRequest(workshop.ErrInvalid, "class.board.too_many", "N", maxLiveItems)
 	}
 	q := workshop.Quiz{ID: newID("q"), Kata: p.ID, Items: items, State: workshop.QuizOpen}
 	if err := c.append(ctx, []workshop.Event{{Kind: workshop.KindQuiz, Kata: p.ID, Quiz: &q}}); err != nil {

@@ -58,7 +58,11 @@ func (s *Server) newHub(ctx context.Context, ws store.Workshop) (*hub, error) {
 			packets = append(packets, p)
 		}
 	}
-	h := &hub{s: s, ws: ws, board: board.New(ws.Code, packets, s.opts.Board), subs: map[*sub]struct{}{},
+	bo := s.opts.Board
+	if s.opts.Loc != nil {
+		bo.Loc = s.opts.Loc
+	}
+	h := &hub{s: s, ws: ws, board: board.New(ws.Code, packets, bo), subs: map[*sub]struct{}{},
 		changed: make(chan struct{}), wake: make(chan struct{}, 1)}
 	if err := h.catchUp(ctx); err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/board"
@@ -36,6 +37,9 @@ type Options struct {
 	MaxLearners int
 	// Board tunes the board (idle time, repeated failures, rule texts).
 	Board board.Options
+	// Loc words the web board and the board's attention reasons in the instructor's language
+	// (nil: English); it overrides Board.Loc. The API's error messages stay English.
+	Loc *i18n.Localizer
 	// TrustProxy takes the client's address from the last X-Forwarded-For entry, for a
 	// server behind one reverse proxy that sets it; otherwise the connection's address counts.
 	TrustProxy bool

@@ -2,11 +2,16 @@ package server
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"net/http"
 	"strings"
 
+	"golang.org/x/text/language"
+
+	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/katas/workshop/store"
 )
@@ -81,7 +86,49 @@ func (s *Server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", csp)
 	w.Header().Set("Cache-Control", "no-store")
-	pages.ExecuteTemplate(w, "board.html", map[string]string{"Code": ws.Code, "JoinURL": s.baseURL(r) + "/" + ws.Code})
+	loc := s.opts.Loc
+	pages.ExecuteTemplate(w, "board.html", pageData{Code: ws.Code, JoinURL: s.baseURL(r) + "/" + ws.Code, Lang: loc.Lang(),
+		Title: loc.T("class.web.title", "Code", ws.Code), Heading: loc.T("class.web.heading"), Join: loc.T("class.web.join"),
+		Connecting: loc.T("class.web.connecting"), Learners: loc.N("count.learner", 0), Open: loc.T("class.web.open"),
+		LearnersLabel: loc.T("class.web.learners"), NoLearner: loc.T("board.no_learner"), Quiz: loc.T("class.web.live_quiz"),
+		Missed: loc.T("board.missed"), Rules: loc.T("class.web.rules"), Items: loc.T("class.web.items"),
+		Attention: loc.T("class.web.attention"), Words: pageWords(loc)})
+}
+
+// pageData fills board.html: the workshop, and the page's words in the instructor's language.
+type pageData struct {
+	Code, JoinURL, Lang                          string
+	Title, Heading, Join, Connecting, Learners   string
+	Open, LearnersLabel, NoLearner, Quiz, Missed string
+	Rules, Items, Attention                      string
+	// Words is the JSON board.js words the live parts with (pageWords).
+	Words string
+}
+
+// pageWords is the JSON object of the words board.js puts on the page, in loc's language: a
+// message with {name} where the script puts a value, and for a counted one its forms by CLDR
+// plural category ("one", "few", "many", "other"), {n} standing for the number; the script
+// picks a form with Intl.PluralRules of the page's lang.
+func pageWords(loc *i18n.Localizer) string {
+	forms := func(id string) map[string]string {
+		m := map[string]string{"one": loc.N(id, 1, "Count", "{n}"), "other": loc.N(id, 2, "Count", "{n}")}
+		if loc.Lang() == "ru" {
+			m["few"], m["many"] = loc.N(id, 2, "Count", "{n}"), loc.N(id, 5, "Count", "{n}")
+		}
+		return m
+	}
+	words := map[string]any{
+		"pacing": loc.T("class.web.pacing", "Layers", "{layers}", "AllLayers", "{all_layers}", "Layer", "{layer}",
+			"Steps", "{steps}", "AllSteps", "{all_steps}"),
+		"everything": loc.T("class.web.everything"),
+		"learner":    loc.T("board.col_learner"), "layer": loc.T("board.col_layer"), "quiz": loc.T("board.col_quiz"), "grade": loc.T("board.col_grade"),
+		"live_quiz": loc.T("class.web.live_quiz"), "revealed": loc.T("class.board.quiz_revealed"), "answering": loc.T("class.web.answering"),
+		"none_yet": loc.T("class.web.none_yet"), "nobody": loc.T("board.nobody"),
+		"live": loc.T("class.web.live"), "reconnecting": loc.T("class.web.reconnecting"),
+		"learners": forms("count.learner"), "answers": forms("count.answer"),
+	}
+	b, _ := json.Marshal(words)
+	return string(b)
 }
 
 // boardRefused answers a board page request without a valid token: 401 (or 503 when the
@@ -96,20 +143,40 @@ func (s *Server) boardRefused(w http.ResponseWriter, r *http.Request, err error)
 		tooMany(w, wait, "requests without a valid token")
 		return
 	}
+	loc := s.readerLoc(r)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write([]byte("<!doctype html><title>kata board</title><p>Open the board address <code>kata serve</code> printed (it ends in <code>/board?token=…</code>).</p>\n"))
+	// The message is escaped; the two private-use characters standing for its fields are not.
+	text := template.HTMLEscapeString(loc.T("class.web.refused", "Command", "\ue000", "Path", "\ue001"))
+	text = strings.NewReplacer("\ue000", "<code>kata serve</code>", "\ue001", "<code>/board?token=…</code>").Replace(text)
+	w.Write([]byte("<!doctype html><html lang=\"" + loc.Lang() + "\"><title>kata board</title><p>" + text + "</p>\n"))
+}
+
+// readerLoc is the localizer of the language the request's reader prefers: the first of its
+// Accept-Language (RFC 9110 §12.5.4) that kata has, else the server's (Options.Loc).
+func (s *Server) readerLoc(r *http.Request) *i18n.Localizer {
+	tags, _, err := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
+	if err == nil {
+		for _, t := range tags {
+			base, _ := t.Base()
+			if code, ok := locale.Parse(base.String()); ok {
+				return i18n.New(code)
+			}
+		}
+	}
+	return s.opts.Loc
 }
 
 // handleJoinPage answers a browser that opens the join address: how to join from a terminal.
 func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 	code := strings.ToUpper(strings.Trim(r.URL.Path, "/"))
+	loc := s.readerLoc(r)
 	if r.URL.Path == "/" || !workshop.ValidCode(code) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte("kata serve: join a workshop with `kata join http://HOST:PORT/CODE --name YOUR_NAME`; the board is at /board.\n"))
+		w.Write([]byte(loc.T("class.web.how_to_join") + "\n"))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Write([]byte("Join this workshop from a terminal:\n\n  kata join " + s.baseURL(r) + "/" + code + " --name YOUR_NAME\n\nor press j in kata's catalog and paste this address.\n"))
+	w.Write([]byte(loc.T("class.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name YOUR_NAME") + "\n"))
 }

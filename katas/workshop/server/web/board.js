@@ -6,6 +6,17 @@
 
 let view = null;
 
+// words are the page's words in the instructor's language (the server's pageWords).
+const words = JSON.parse(document.body.dataset.words || "{}");
+const plurals = new Intl.PluralRules(document.documentElement.lang || "en");
+
+// say is the word id with each {name} of vars put in.
+function say(id, vars) {
+  let s = words[id] || id;
+  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(String(v));
+  return s;
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -13,7 +24,11 @@ function el(tag, cls, text) {
   return e;
 }
 
-function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+// plural is n with the counted word id in the form the page's language gives n.
+function plural(n, id) {
+  const forms = words[id] || {};
+  return (forms[plurals.select(n)] || forms.other || "{n} " + id).split("{n}").join(String(n));
+}
 
 function renderPacing() {
   const box = document.getElementById("pacing");
@@ -23,9 +38,9 @@ function renderPacing() {
     let text = k.id + ": ";
     if (k.open) {
       const name = k.layers[k.open.layers - 1] || "";
-      text += k.open.layers + " of " + k.layers.length + " layers open (up to " + name + ") · " + k.open.steps + " of " + k.steps + " task steps open";
+      text += say("pacing", {layers: k.open.layers, all_layers: k.layers.length, layer: name, steps: k.open.steps, all_steps: k.steps});
     } else {
-      text += "everything open";
+      text += say("everything");
     }
     p.textContent = text;
     box.append(p);
@@ -37,12 +52,12 @@ function renderHead() {
   head.replaceChildren();
   const top = el("tr"), sub = el("tr");
   top.append(el("th", "", ""));
-  sub.append(el("th", "", "learner"));
+  sub.append(el("th", "", say("learner")));
   for (const k of view.katas) {
     const th = el("th", "kata", k.id);
     th.colSpan = 3;
     top.append(th);
-    sub.append(el("th", "", "layer"), el("th", "", "quiz"), el("th", "", "grade"));
+    sub.append(el("th", "", say("layer")), el("th", "", say("quiz")), el("th", "", say("grade")));
   }
   head.append(top, sub);
 }
@@ -88,7 +103,7 @@ function renderList(id, misses, empty) {
   }
   for (const m of misses) {
     const li = el("li");
-    li.append(el("code", "", m.id), document.createTextNode(" — " + plural(m.count, "learner", "learners")));
+    li.append(el("code", "", m.id), document.createTextNode(" — " + plural(m.count, "learners")));
     if (m.text) li.append(el("div", "dim", m.text));
     list.append(li);
   }
@@ -99,10 +114,10 @@ function renderQuiz(q) {
   box.replaceChildren();
   box.hidden = !q;
   if (!q) return;
-  box.append(el("h2", "", "Live quiz · " + q.kata + (q.state === "revealed" ? " · revealed" : " · answering")));
+  box.append(el("h2", "", say("live_quiz") + " · " + q.kata + " · " + say(q.state === "revealed" ? "revealed" : "answering")));
   for (const it of q.items) {
     box.append(el("h3", "", it.id + " · " + it.title));
-    box.append(el("p", "dim", plural(it.answered, "answer", "answers")));
+    box.append(el("p", "dim", plural(it.answered, "answers")));
     const most = Math.max(1, ...it.options.map(o => o.count));
     for (const o of it.options) {
       const row = el("div", "opt" + (o.key ? " key" : ""));
@@ -120,12 +135,12 @@ function renderQuiz(q) {
 
 function renderSummary() {
   const s = view.summary;
-  document.getElementById("count").textContent = plural(s.learners, "learner", "learners");
-  renderList("rules", s.rules, "none yet");
-  renderList("items", s.items, "none yet");
+  document.getElementById("count").textContent = plural(s.learners, "learners");
+  renderList("rules", s.rules, say("none_yet"));
+  renderList("items", s.items, say("none_yet"));
   const att = document.getElementById("attention");
   att.replaceChildren();
-  if (!s.attention || s.attention.length === 0) att.append(el("li", "dim", "nobody"));
+  if (!s.attention || s.attention.length === 0) att.append(el("li", "dim", say("nobody")));
   for (const f of s.attention || []) att.append(el("li", "flag", f.name + ": " + f.why));
   renderQuiz(s.quiz);
 }
@@ -159,8 +174,8 @@ function setConn(state, text) {
 
 function connect() {
   const es = new EventSource("api/board/stream");
-  es.addEventListener("open", () => setConn("live", "live"));
-  es.addEventListener("error", () => setConn("down", "reconnecting…"));
+  es.addEventListener("open", () => setConn("live", say("live")));
+  es.addEventListener("error", () => setConn("down", say("reconnecting")));
   es.addEventListener("board", e => {
     view = JSON.parse(e.data);
     view.rows = view.rows || [];
