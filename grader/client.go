@@ -7,7 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,7 +55,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 		for {
 			line, tooLong, err := readLine(br, maxMessage)
 			if tooLong {
-				c.lines <- clientLine{err: fmt.Errorf("a message larger than %d bytes", maxMessage)}
+				c.lines <- clientLine{err: i18n.Err("harness.client.too_large", "Max", maxMessage)}
 			} else if t := strings.TrimSpace(string(line)); t != "" {
 				c.lines <- clientLine{text: t}
 			}
@@ -100,8 +100,8 @@ type scenarioResult struct {
 // playScenario runs one scenario against the client and records its decisions.
 func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioResult {
 	var r scenarioResult
-	fail := func(broken bool, format string, args ...any) scenarioResult {
-		r.problems.add(RuleClientProtocol, format, args...)
+	fail := func(broken bool, m i18n.Msg) scenarioResult {
+		r.problems.say(RuleClientProtocol, m)
 		r.broken = r.broken || broken
 		return r
 	}
@@ -113,7 +113,7 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 		policy["escalate"] = []string{}
 	}
 	if err := c.send(map[string]any{"type": "scenario", "id": d.ID, "request": d.request, "policy": policy}); err != nil {
-		return fail(true, "the client is not reading its stdin (%v)", err)
+		return fail(true, i18n.M("harness.client.not_reading", "Error", err.Error()))
 	}
 	invokes := 0
 	limit := *d.policy.MaxRetries + 1 + maxExtraInvokes
@@ -129,10 +129,10 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 		case line, ok = <-c.lines:
 			c.fresh = false
 		case <-timer.C:
-			return fail(true, "the client sent nothing for %s (after %s); a client on a virtual clock answers at once", wait, describeLast(r.trace))
+			return fail(true, i18n.M("harness.client.silent", "Wait", wait.String(), "After", describeLast(r.trace)))
 		case <-ctx.Done():
 			r.stopped = true
-			return fail(true, "this scenario was cut short")
+			return fail(true, scenarioCut)
 		}
 		timer.Stop()
 		if !ok {
@@ -141,42 +141,42 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 			case <-time.After(time.Second):
 			}
 			_, how := c.proc.exited()
-			if how == "" {
-				how = "closed its stdout"
+			if how.IsZero() {
+				how = i18n.M("harness.exit.closed_stdout")
 			}
-			return fail(true, "the client %s in the middle of this scenario (after %s)", how, describeLast(r.trace))
+			return fail(true, i18n.M("harness.client.ended", "How", how, "After", describeLast(r.trace)))
 		}
 		if line.err != nil {
-			return fail(true, "the client sent %v", line.err)
+			return fail(true, i18n.M("harness.client.sent", "What", errText(line.err)))
 		}
 		var m clientMsg
 		if err := json.Unmarshal([]byte(line.text), &m); err != nil || m.Type == "" {
-			return fail(true, "the client wrote a line that is not a protocol message: %q (print to stderr instead)", clipText(line.text, 200))
+			return fail(true, i18n.M("harness.client.not_protocol", "Line", strconv.Quote(clipText(line.text, 200))))
 		}
 		switch m.Type {
 		case "invoke":
 			if !sameJSON(m.Request, d.request) {
-				return fail(true, "invoke sent request %s; it must be the scenario's request unchanged, %s", jsonText(m.Request), jsonText(d.request))
+				return fail(true, i18n.M("harness.client.request_changed", "Got", jsonText(m.Request), "Want", jsonText(d.request)))
 			}
 			invokes++
 			r.trace = append(r.trace, traceEvent{Type: "invoke"})
 			if invokes > limit {
 				r.broken = true
-				r.problems.add(RuleClientBounded, "the client invoked %d times although maxRetries is %d: it never stops retrying", invokes, *d.policy.MaxRetries)
+				r.problems.say(RuleClientBounded, i18n.MN("harness.client.never_stops", invokes, "MaxRetries", *d.policy.MaxRetries))
 				return r
 			}
 			pl := d.payloads[min(invokes-1, len(d.payloads)-1)]
 			if err := c.send(map[string]any{"type": "result", "result": pl}); err != nil {
-				return fail(true, "the client stopped reading: %v", err)
+				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
 			}
 		case "sleep":
 			var secs float64
 			if err := json.Unmarshal(m.Seconds, &secs); err != nil {
-				return fail(true, "sleep.seconds must be a JSON number, got %s", string(m.Seconds))
+				return fail(true, i18n.M("harness.client.sleep_seconds", "Got", string(m.Seconds)))
 			}
 			r.trace = append(r.trace, traceEvent{Type: "sleep", Seconds: secs})
 			if err := c.send(map[string]any{"type": "slept"}); err != nil {
-				return fail(true, "the client stopped reading: %v", err)
+				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
 			}
 		case "log":
 			var cat string
@@ -189,21 +189,21 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 			if len(m.Category) > 0 && string(m.Category) != "null" {
 				var s string
 				if err := json.Unmarshal(m.Category, &s); err != nil {
-					return fail(false, "outcome.category must be a string or null, got %s", string(m.Category))
+					return fail(false, i18n.M("harness.client.outcome_category", "Got", string(m.Category)))
 				}
 				cat = &s
 			}
 			ev.Category = cat
 			r.trace = append(r.trace, ev)
 			if m.ID != d.ID {
-				r.problems.add(RuleClientProtocol, "outcome.id was %q; expected the scenario's id %q", m.ID, d.ID)
+				r.problems.say(RuleClientProtocol, i18n.M("harness.client.outcome_id", "Got", strconv.Quote(m.ID), "Want", strconv.Quote(d.ID)))
 			}
 			if len(m.Result) > 0 {
 				json.Unmarshal(m.Result, &r.result)
 			}
 			return r
 		default:
-			return fail(true, "unknown message type %q from the client", m.Type)
+			return fail(true, i18n.M("harness.client.unknown_type", "Type", strconv.Quote(m.Type)))
 		}
 	}
 }
@@ -238,13 +238,13 @@ func (r *run) runClientTests(ctx context.Context) {
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if sameCrash >= sameCrashLimit {
 			t.Status = StatusFail
-			t.setMessage(i18n.Raw(fmt.Sprintf("skipped: the client crashed the same way, before any decision, on each of the first %d scenarios (see %q); fix that crash first", sameCrash, lastTailOf)))
+			t.setMessage(i18n.MN("harness.client.skipped", sameCrash, "Test", strconv.Quote(lastTailOf)))
 			r.record(t)
 			continue
 		}
 		if ctx.Err() != nil {
 			t.Status = StatusError
-			t.setMessage(r.stoppedMsg(r.clientPhase, "not run"))
+			t.setMessage(r.stoppedMsg(r.clientPhase, notRun))
 			r.record(t)
 			continue
 		}
@@ -252,7 +252,7 @@ func (r *run) runClientTests(ctx context.Context) {
 			var err error
 			if c, err = startClient(r.clientSpec); err != nil {
 				t.Status = StatusError
-				t.setMessage(i18n.Raw("the client could not be started: " + err.Error()))
+				t.setMessage(i18n.M("harness.client.start_failed", "Error", errText(err)))
 				r.record(t)
 				continue
 			}
@@ -263,7 +263,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		if d.Pair != "" {
 			if prev, ok := pairs[d.Pair]; ok {
 				if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
-					probs.add(RuleClientProse, "scenario %q had the same flags and a different explanation, and the client decided differently (%s here, %s there): explanation text must take no part in control logic (rule 7)", prev.id, traceString(res.trace), traceString(prev.trace))
+					probs.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
 				}
 			} else {
 				pairs[d.Pair] = pairSeen{id: d.ID, trace: res.trace}
@@ -272,21 +272,21 @@ func (r *run) runClientTests(ctx context.Context) {
 		proc := c.proc
 		if res.stopped {
 			t.Status = StatusError
-			probs = problems{{msg: r.stoppedMsg(r.clientPhase, "this scenario was cut short")}}
+			probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
 		}
 		crashedAtStart := false
 		if res.broken {
 			stop()
 			if !res.stopped {
-				probs.add("", "the client was restarted for the next scenario")
+				probs.say("", i18n.M("harness.client.restarted"))
 				// A client that crashed or hung says why on its stderr: show the tail.
 				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
-					probs.add("", "client stderr: the same last lines as under %q", lastTailOf)
+					probs.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
 					crashedAtStart = len(res.trace) == 0
 				default:
-					probs.add("", "client stderr (last lines):\n%s", indent(tail, "  "))
+					probs.say("", i18n.M("harness.client.stderr_tail", "Tail", indent(tail, "  ")))
 					crashedAtStart = len(res.trace) == 0 && sameCrash == 0
 					lastTail, lastTailOf = tail, d.Name
 				}

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -81,27 +81,27 @@ func configValues(mc *MCPConfig) []configValue {
 	return out
 }
 
-// String names the value for a learner: ".mcp.json:LINE: server \"NAME\" WHERE [KEY]".
-func (v configValue) String() string {
-	s := fmt.Sprintf(".mcp.json:%d: server %q %s", v.line, v.server, v.where)
+// place names the value for a learner: ".mcp.json:LINE: server \"NAME\" WHERE [KEY]".
+func (v configValue) place() i18n.Msg {
+	where := v.where
 	if v.key != "" {
-		s += " " + v.key
+		where += " " + v.key
 	}
-	return s
+	return i18n.M("harness.config.place", "Line", v.line, "Server", strconv.Quote(v.server), "Where", where)
 }
 
 // redact shows the first characters of a suspected secret only.
-func redact(s string) string {
+func redact(s string) i18n.Msg {
 	if len(s) <= 8 {
-		return strings.Repeat("*", len(s))
+		return i18n.Raw(strings.Repeat("*", len(s)))
 	}
-	return s[:6] + "…(" + fmt.Sprint(len(s)) + " chars)"
+	return i18n.MN("harness.config.redacted", len(s), "Start", s[:6])
 }
 
 // checkConfigRule applies one config rule to the workspace's .mcp.json and returns the
 // problems, each naming the line.
-func checkConfigRule(check string, mc *MCPConfig) []string {
-	var probs []string
+func checkConfigRule(check string, mc *MCPConfig) []i18n.Msg {
+	var probs []i18n.Msg
 	switch check {
 	case "credential-refs":
 		for _, v := range configValues(mc) {
@@ -109,14 +109,15 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 				literal := strings.TrimSpace(literalText(v.value))
 				literal = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(literal, "Bearer"), "Basic"))
 				if literal != "" {
-					probs = append(probs, fmt.Sprintf("%s is a literal value (%s); a committed .mcp.json passes credentials only as ${VAR} references, e.g. \"${%s}\"", v, redact(v.value), strings.ToUpper(strings.NewReplacer("-", "_").Replace(v.key))))
+					ref := "${" + strings.ToUpper(strings.NewReplacer("-", "_").Replace(v.key)) + "}"
+					probs = append(probs, i18n.M("harness.config.literal_credential", "Place", v.place(), "Redacted", redact(v.value), "Example", strconv.Quote(ref)))
 				}
 			}
 		}
 	case "no-literal-secrets":
 		d, err := secretDetector()
 		if err != nil {
-			return []string{"the secret detector could not start: " + err.Error()}
+			return []i18n.Msg{i18n.M("harness.config.detector_failed", "Error", err.Error())}
 		}
 		lines := strings.Split(string(mc.raw), "\n")
 		for i, line := range lines {
@@ -124,31 +125,31 @@ func checkConfigRule(check string, mc *MCPConfig) []string {
 			found := false
 			for _, f := range d.DetectString(scan) {
 				found = true
-				probs = append(probs, fmt.Sprintf(".mcp.json:%d: %s looks like a secret (gitleaks rule %s: %s); remove it, rotate it, and reference it as ${VAR}", i+1, redact(f.Secret), f.RuleID, strings.TrimSuffix(f.Description, ".")))
+				probs = append(probs, i18n.M("harness.config.secret", "Line", i+1, "Redacted", redact(f.Secret), "Rule", f.RuleID, "Description", strings.TrimSuffix(f.Description, ".")))
 			}
 			if m := providerKey.FindStringSubmatch(scan); m != nil && !found {
-				probs = append(probs, fmt.Sprintf(".mcp.json:%d: %s looks like a provider API key (sk-…); remove it, rotate it, and reference it as ${VAR}", i+1, redact(m[2])))
+				probs = append(probs, i18n.M("harness.config.provider_key", "Line", i+1, "Redacted", redact(m[2])))
 			}
 		}
 	case "no-bare-dollar":
 		for _, v := range configValues(mc) {
 			rest := varRef.ReplaceAllString(v.value, "")
 			if m := bareDollar.FindString(rest); m != "" {
-				probs = append(probs, fmt.Sprintf("%s uses %s without braces; Claude Code expands only ${VAR} and ${VAR:-default}, so the server would receive the literal text %q", v, m, m))
+				probs = append(probs, i18n.M("harness.config.bare_dollar", "Place", v.place(), "Ref", m, "Literal", strconv.Quote(m)))
 			}
 		}
 	case "portable-paths":
 		for _, v := range configValues(mc) {
 			if v.where == "command" || strings.HasPrefix(v.where, "args") {
 				if m := homePath.FindString(v.value); m != "" {
-					probs = append(probs, fmt.Sprintf("%s points into a home folder (%q); a project-scope .mcp.json is committed and shared, so use paths relative to the project", v, strings.TrimSpace(m)))
+					probs = append(probs, i18n.M("harness.config.home_path", "Place", v.place(), "Path", strconv.Quote(strings.TrimSpace(m))))
 				}
 			}
 		}
 	default:
-		probs = append(probs, fmt.Sprintf("unknown config check %q", check))
+		probs = append(probs, i18n.M("harness.config.unknown_check", "Check", strconv.Quote(check)))
 	}
-	sort.Strings(probs)
+	slices.SortStableFunc(probs, func(a, b i18n.Msg) int { return strings.Compare(a.English(), b.English()) })
 	return probs
 }
 
@@ -158,8 +159,8 @@ func (r *run) runConfigTests() {
 		r.announceStart(rule.Name)
 		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
 		var probs problems
-		for _, text := range checkConfigRule(rule.Check, r.mcp) {
-			probs.add(RuleID(rule.ID), "%s", text)
+		for _, m := range checkConfigRule(rule.Check, r.mcp) {
+			probs.say(RuleID(rule.ID), m)
 		}
 		r.recordVerdict(t, probs, i18n.Msg{})
 	}

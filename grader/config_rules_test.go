@@ -52,7 +52,7 @@ func TestSecretRulesNameTheLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			probs := checkConfigRule(c.rule, mc)
+			probs := english(checkConfigRule(c.rule, mc))
 			if len(probs) != 1 || !strings.Contains(probs[0], ".mcp.json:14:") {
 				t.Fatalf("%s on %q: %q, want one problem naming .mcp.json:14", c.rule, c.secret, probs)
 			}
@@ -72,7 +72,7 @@ func TestSecretRulesNameTheLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rule := range []string{"no-literal-secrets", "credential-refs"} {
-			if probs := checkConfigRule(rule, mc); len(probs) != 0 {
+			if probs := english(checkConfigRule(rule, mc)); len(probs) != 0 {
 				t.Errorf("%s: %q", rule, probs)
 			}
 		}

@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,21 +38,25 @@ func learnerJSONError(msg string) string {
 	})
 }
 
-// jsonWordForGoType names a Go type by the JSON value it decodes from.
-func jsonWordForGoType(t string) string {
+// jsonWordForGoType names a Go type by the JSON value it decodes from, in English.
+func jsonWordForGoType(t string) string { return jsonWordMsg(t).English() }
+
+// jsonWordMsg names a Go type by the JSON value it decodes from ("a JSON boolean (true or
+// false)").
+func jsonWordMsg(t string) i18n.Msg {
 	switch {
 	case t == "bool":
-		return "a JSON boolean (true or false)"
+		return i18n.M("harness.json.boolean")
 	case t == "string":
-		return "a JSON string"
+		return i18n.M("harness.json.string")
 	case strings.HasPrefix(t, "[]"):
-		return "a JSON array"
+		return i18n.M("harness.json.array")
 	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.Contains(t, "."):
-		return "a JSON object"
+		return i18n.M("harness.json.object")
 	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
-		return "a JSON number"
+		return i18n.M("harness.json.number")
 	}
-	return "another JSON type"
+	return i18n.M("harness.json.another")
 }
 
 // keysOf lists a payload's keys, sorted, for messages.
@@ -119,67 +125,69 @@ func clipTail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// failureDetail shows the call sent, how the Orders API behaved and what came back.
-func (r *run) failureDetail(f katas.Fixture, dr drawn, res *mcp.CallToolResult, err error) string {
+// failureDetail shows the call sent, how the Orders API behaved and what came back, one
+// line each; the arguments and what came back are the JSON as sent.
+func (r *run) failureDetail(f katas.Fixture, dr drawn, res *mcp.CallToolResult, err error) i18n.Msg {
 	args, _ := json.Marshal(dr.args)
-	var b strings.Builder
-	fmt.Fprintf(&b, "call: tools/call %s %s\n", f.Tool, args)
+	lines := []i18n.Msg{i18n.M("harness.detail.call", "Tool", f.Tool, "Args", string(args))}
 	switch {
 	case f.Backend.Kind == katas.BackendRefused:
-		fmt.Fprintf(&b, "Orders API: nothing listening at ORDERS_API_URL (connection refused)\n")
+		lines = append(lines, i18n.M("harness.detail.api_refused"))
 	case dr.beh != nil:
-		fmt.Fprintf(&b, "Orders API: %s\n", describeBehaviour(dr.beh))
+		lines = append(lines, i18n.M("harness.detail.api", "Behaviour", describeBehaviour(dr.beh)))
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(&b, "got: error: %s", clipText(learnerJSONError(err.Error()), gotCap))
+		lines = append(lines, i18n.M("harness.detail.got_error", "Error", clipText(learnerJSONError(err.Error()), gotCap)))
 	case res != nil:
 		got, _ := json.Marshal(res)
-		fmt.Fprintf(&b, "got: %s", clipText(string(got), gotCap))
+		lines = append(lines, i18n.M("harness.detail.got", "Result", clipText(string(got), gotCap)))
 	}
-	return b.String()
+	return i18n.Lines(lines...)
 }
 
-func describeBehaviour(b *behaviour) string {
+// describeBehaviour says what the Orders API did for a call ("answered 429 with Retry-After:
+// 2").
+func describeBehaviour(b *behaviour) i18n.Msg {
+	secs := func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 	switch b.kind {
 	case katas.BackendOK:
-		return "answered 200 with the order"
+		return i18n.M("harness.api.ok")
 	case katas.BackendStatus:
-		s := fmt.Sprintf("answered %d", b.status)
 		if b.status == 429 || (b.status == 503 && b.retryAfter != "" && b.retryAfter != katas.RetryAfterNone) {
 			switch b.retryAfter {
 			case katas.RetryAfterSeconds:
-				s += fmt.Sprintf(" with Retry-After: %d", b.delay)
+				return i18n.M("harness.api.retry_after", "Status", b.status, "Delay", b.delay)
 			case katas.RetryAfterHTTPDate:
-				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s ahead", b.delay)
+				return i18n.M("harness.api.retry_after_date", "Status", b.status, "Delay", b.delay)
 			case katas.RetryAfterHTTPDatePast:
-				s += fmt.Sprintf(" with Retry-After as an HTTP-date %d s in the past", -b.delay)
+				return i18n.M("harness.api.retry_after_past", "Status", b.status, "Delay", -b.delay)
 			default:
-				s += " without a Retry-After header"
+				return i18n.M("harness.api.no_retry_after", "Status", b.status)
 			}
 		}
-		return s
+		return i18n.M("harness.api.status", "Status", b.status)
 	case katas.BackendSlow:
-		return fmt.Sprintf("held the request for %.1f s, longer than the %.1f s timeout, then answered 200", slowHold.Seconds(), apiTimeout.Seconds())
+		return i18n.M("harness.api.slow", "Hold", secs(slowHold), "Timeout", secs(apiTimeout))
 	case katas.BackendDrop:
-		return "closed the connection without answering"
+		return i18n.M("harness.api.drop")
 	case katas.BackendEmpty:
-		return `answered 200 {"orders": [], "next_page": null}`
+		return i18n.M("harness.api.empty")
 	case katas.BackendPages:
 		n := 0
 		for _, p := range b.pages {
 			n += len(p)
 		}
-		s := fmt.Sprintf("had %d orders over %d pages", n, len(b.pages))
+		m := i18n.MN("harness.api.pages", n, "Pages", i18n.MN("harness.api.page_count", len(b.pages)))
 		if b.slowPage > 0 {
-			s += fmt.Sprintf("; page %d held the request for %.1f s, past the %.1f s timeout", b.slowPage, slowHold.Seconds(), apiTimeout.Seconds())
+			m = i18n.M("harness.api.slow_page", "Before", m, "Page", b.slowPage, "Hold", secs(slowHold), "Timeout", secs(apiTimeout))
 		}
 		if b.failPage > 0 {
-			s += fmt.Sprintf("; page %d answered %d", b.failPage, b.status)
+			m = i18n.M("harness.api.fail_page", "Before", m, "Page", b.failPage, "Status", b.status)
 		}
-		return s
+		return m
 	}
-	return string(b.kind)
+	return i18n.Raw(string(b.kind))
 }
 
 func indent(s, prefix string) string {

@@ -1,9 +1,11 @@
 package grader
 
 import (
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // Expand replaces ${VAR} and ${VAR:-default} in s the way Claude Code expands .mcp.json
@@ -21,12 +23,12 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 		b.WriteString(s[:i])
 		end := strings.IndexByte(s[i:], '}')
 		if end < 0 {
-			return "", fmt.Errorf("unclosed ${ in %q", s)
+			return "", i18n.Err("harness.expand.unclosed", "Value", strconv.Quote(s))
 		}
 		expr := s[i+2 : i+end]
 		name, def, hasDef := strings.Cut(expr, ":-")
 		if !validVarName(name) {
-			return "", fmt.Errorf("${%s} is not a variable reference (names are letters, digits and _)", expr)
+			return "", i18n.Err("harness.expand.not_a_name", "Ref", "${"+expr+"}")
 		}
 		if v, ok := lookup(name); ok {
 			b.WriteString(v)
@@ -42,9 +44,12 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 // UndefinedVarError is an ${VAR} reference to a variable the grader does not define.
 type UndefinedVarError struct{ Name string }
 
-// Error names the variable and the .mcp.json line that references it.
-func (e *UndefinedVarError) Error() string {
-	return fmt.Sprintf("${%s} is not defined: the grader defines ORDERS_API_URL, ORDERS_API_TOKEN, ORDERS_API_TIMEOUT_SECONDS, the sandbox's own HOME and TMPDIR and, from your environment, only PATH, USER and LANG (use ${%s:-default} to give a default)", e.Name, e.Name)
+// Error names the variable and the variables the grader defines, in English.
+func (e *UndefinedVarError) Error() string { return e.Unwrap().Error() }
+
+// Unwrap is the error as a catalog message (*i18n.Error), for the reader's language.
+func (e *UndefinedVarError) Unwrap() error {
+	return i18n.Err("harness.expand.undefined", "Ref", "${"+e.Name+"}", "WithDefault", "${"+e.Name+":-default}")
 }
 
 func validVarName(s string) bool {
@@ -66,7 +71,7 @@ func (m *MCPConfig) expandEntry(e ServerEntry, lookup func(string) (string, bool
 	one := func(s string) (string, error) {
 		v, err := Expand(s, lookup)
 		if err != nil {
-			return "", submissionErr(".mcp.json", valueLine(m.raw, s), "%v", err)
+			return "", sayErr(".mcp.json", valueLine(m.raw, s), errText(err))
 		}
 		return v, nil
 	}

@@ -9,8 +9,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -109,20 +111,23 @@ func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 }
 
 // ruleText names the rule behind an expected decision for a failure message: "rule 5: …".
-func ruleText(e traceEvent, p katas.Policy) string {
+// The rule's statement is rules.go's, in English.
+func ruleText(e traceEvent, p katas.Policy) i18n.Msg {
 	r := rule(e.rule)
-	s := fmt.Sprintf("rule %s: %s", strings.TrimPrefix(string(r.ID), "client-"), r.Statement)
+	n := strings.TrimPrefix(string(r.ID), "client-")
 	if r.ID == RuleClientBounded {
-		s += fmt.Sprintf(" (maxRetries is %d)", *p.MaxRetries)
+		return i18n.M("harness.policy.rule_bounded", "N", n, "Statement", r.Statement, "MaxRetries", *p.MaxRetries)
 	}
-	return s
+	return i18n.M("harness.policy.rule", "N", n, "Statement", r.Statement)
 }
 
-func describeLast(t []traceEvent) string {
+// describeLast is what the client last did, for a message: its decisions so far, or that the
+// scenario was sent.
+func describeLast(t []traceEvent) i18n.Msg {
 	if len(t) == 0 {
-		return "the scenario was sent"
+		return i18n.M("harness.client.scenario_sent")
 	}
-	return traceString(t)
+	return i18n.Raw(traceString(t))
 }
 
 // checkScenario compares the client's decisions with the oracle's.
@@ -131,10 +136,9 @@ func checkScenario(d drawnScenario, got scenarioResult) problems {
 	want := expectedTrace(d.policy, d.payloads)
 	if len(probs) == 0 {
 		if !sameTrace(got.trace, want) {
-			r, msg := explainDivergence(d, got.trace, want)
-			probs.add(r, "%s", msg)
+			probs.say(explainDivergence(d, got.trace, want))
 		} else if last := d.payloads[min(want[len(want)-1].Invoke-1, len(d.payloads)-1)]; !sameJSON(got.result, last) {
-			probs.add(RuleClientProtocol, "outcome.result was %s; expected the last payload, %s", jsonText(got.result), jsonText(last))
+			probs.say(RuleClientProtocol, i18n.M("harness.client.outcome_result", "Got", jsonText(got.result), "Want", jsonText(last)))
 		}
 	}
 	return probs
@@ -158,7 +162,7 @@ func sameTrace(a, b []traceEvent) bool {
 
 // explainDivergence names the first decision that differs and the rule behind the expected
 // one, and returns that rule (the last decision's when the client went on past the end).
-func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, string) {
+func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, i18n.Msg) {
 	i := 0
 	for i < len(got) && i < len(want) && sameTrace(got[i:i+1], want[i:i+1]) {
 		i++
@@ -170,22 +174,25 @@ func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, string)
 		}
 	}
 	pl := d.payloads[min(max(invokes-1, 0), len(d.payloads)-1)]
-	var b strings.Builder
+	quote := func(e traceEvent) string { return strconv.Quote(e.String()) }
+	var first i18n.Msg
 	switch {
 	case i < len(want) && i < len(got):
-		fmt.Fprintf(&b, "decision %d was %q; expected %q", i+1, got[i], want[i])
+		first = i18n.M("harness.policy.decision", "N", i+1, "Got", quote(got[i]), "Want", quote(want[i]))
 	case i < len(want):
-		fmt.Fprintf(&b, "the client stopped after %d decisions; expected next %q", len(got), want[i])
+		first = i18n.MN("harness.policy.stopped_after", len(got), "Want", quote(want[i]))
 	default:
-		fmt.Fprintf(&b, "decision %d was %q; a correct client had already finished", i+1, got[i])
+		first = i18n.M("harness.policy.went_on", "N", i+1, "Got", quote(got[i]))
 	}
 	broken := want[len(want)-1].rule
 	if i < len(want) {
 		broken = want[i].rule
-		fmt.Fprintf(&b, " (%s)", ruleText(want[i], d.policy))
+		first = i18n.M("harness.policy.because", "Decision", first, "Rule", ruleText(want[i], d.policy))
 	}
-	fmt.Fprintf(&b, "\npayload at that point: %s", jsonText(pl))
-	fmt.Fprintf(&b, "\npolicy: maxRetries %d, baseDelaySeconds %s, multiplier %s, escalate %v", *d.policy.MaxRetries, fmtSeconds(*d.policy.BaseDelaySeconds), fmtSeconds(*d.policy.Multiplier), d.policy.Escalate)
-	fmt.Fprintf(&b, "\nexpected: %s\ngot:      %s", traceString(want), traceString(got))
-	return broken, b.String()
+	return broken, i18n.Lines(first,
+		i18n.M("harness.policy.payload", "Payload", jsonText(pl)),
+		i18n.M("harness.policy.policy", "MaxRetries", *d.policy.MaxRetries, "BaseDelaySeconds", fmtSeconds(*d.policy.BaseDelaySeconds),
+			"Multiplier", fmtSeconds(*d.policy.Multiplier), "Escalate", fmt.Sprint(d.policy.Escalate)),
+		i18n.M("harness.policy.expected", "Trace", traceString(want)),
+		i18n.M("harness.policy.got", "Trace", traceString(got)))
 }

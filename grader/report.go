@@ -162,7 +162,10 @@ type Event struct {
 	Result *TestResult
 	// Done and Total count finished tests and all tests of the run.
 	Done, Total int
-	Message     string
+	// Message is an info event's text in English; Says is it as a catalog message, for a
+	// screen in the reader's language.
+	Message string
+	Says    i18n.Msg
 }
 
 // announceStart tells the progress callback a test began.
@@ -174,11 +177,12 @@ func (r *run) announceStart(name string) {
 	}
 }
 
-func (r *run) info(msg string) {
+// info tells the progress callback what the run is doing (msg, a catalog message).
+func (r *run) info(msg i18n.Msg) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventInfo, Message: msg, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventInfo, Message: msg.English(), Says: msg, Done: r.done, Total: r.total})
 	}
 }
 
@@ -193,7 +197,7 @@ func withVerdict(t TestResult, probs []i18n.Msg, detail i18n.Msg) TestResult {
 	}
 	if len(probs) > 0 {
 		lines := probs
-		if detail.ID != "" || detail.Text != "" {
+		if !detail.IsZero() {
 			lines = append(slices.Clip(lines), detail)
 		}
 		t.setMessage(lines...)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -103,14 +104,28 @@ func (r *run) budgets() (server, client time.Duration) {
 // interrupted reports whether the caller cancelled the run (ctrl-c, SIGTERM).
 func (r *run) interrupted() bool { return r.parent != nil && r.parent.Err() != nil }
 
-// stoppedMsg says why a test of the phase was not run or a call was cut short: the run was
-// interrupted, or the phase's budget was used up.
-func (r *run) stoppedMsg(ph phase, what string) i18n.Msg {
+// stoppedMsg says why a test of the phase was not run or a call was cut short (what, a
+// message of the harness catalog such as "not run"): the run was interrupted, or the phase's
+// budget was used up.
+func (r *run) stoppedMsg(ph phase, what i18n.Msg) i18n.Msg {
 	if r.interrupted() {
-		return i18n.Raw(what + ": grading was interrupted (ctrl-c or SIGTERM)")
+		return i18n.M("harness.stopped.interrupted", "What", what)
 	}
-	return i18n.Raw(fmt.Sprintf("%s: the %s tests' %s budget was used up (a %s that hangs costs each test its whole deadline)", what, ph.name, ph.budget, ph.name))
+	if ph.name == "client" {
+		return i18n.M("harness.stopped.budget_client", "What", what, "Budget", ph.budget.String())
+	}
+	return i18n.M("harness.stopped.budget_server", "What", what, "Budget", ph.budget.String())
 }
+
+// What stoppedMsg says was stopped: a test, the rest of a test's calls, a restart, a call, a
+// scenario.
+var (
+	notRun        = i18n.M("harness.stopped.not_run")
+	remainingCuts = i18n.M("harness.stopped.remaining_calls")
+	noRestart     = i18n.M("harness.stopped.no_restart")
+	callCut       = i18n.M("harness.stopped.call_cut")
+	scenarioCut   = i18n.M("harness.stopped.scenario_cut")
+)
 
 func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *Report {
 	r := &run{rep: &Report{Version: 3, Tests: []TestResult{}}, opts: opts, start: time.Now(), viol: &violationLog{}}
@@ -167,7 +182,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	}
 	if r.grades("server") {
 		sctx, cancel := context.WithTimeout(ctx, serverBudget)
-		r.info("starting the server")
+		r.info(i18n.M("harness.progress.starting_server"))
 		start := time.Now()
 		err := r.runServerPhase(sctx)
 		r.rep.Timings.ServerPhase = time.Since(start)
@@ -184,7 +199,8 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 	r.sortTests()
 	rep := r.report()
 	if r.interrupted() {
-		rep.Message = "grading was interrupted (ctrl-c or SIGTERM) before every test ran"
+		why := i18n.M("harness.interrupted.partly")
+		rep.Message, rep.Why = why.English(), &why
 		if rep.Status == StatusPass {
 			rep.Status = StatusError
 		}
@@ -195,7 +211,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 // interruptedErr replaces err with a plain "interrupted" when the caller cancelled the run.
 func (r *run) interruptedErr(err error) error {
 	if r.interrupted() {
-		return &SubmissionError{Msg: "grading was interrupted (ctrl-c or SIGTERM) before any test ran"}
+		return sayErr("", 0, i18n.M("harness.interrupted.before_any"))
 	}
 	return err
 }
@@ -220,16 +236,16 @@ func (r *run) countTests() int {
 
 // clientExample is the "client" entry of the shipped templates for lang, as a hint for a
 // kata.json that lacks one; every language's when lang is not one of them.
-func clientExample(lang string) string {
-	examples := map[string]string{
-		"python": `for Python: "client": {"command": "python3", "args": ["client.py"]}`,
-		"node":   `for Node.js: "client": {"command": "node", "args": ["client.mjs"]}`,
-		"go":     `for Go: "client": {"command": ".kata/bin/client"}`,
+func clientExample(lang string) i18n.Msg {
+	examples := map[string]i18n.Msg{
+		"python": i18n.M("harness.client_example", "Language", "Python", "Entry", `"client": {"command": "python3", "args": ["client.py"]}`),
+		"node":   i18n.M("harness.client_example", "Language", "Node.js", "Entry", `"client": {"command": "node", "args": ["client.mjs"]}`),
+		"go":     i18n.M("harness.client_example", "Language", "Go", "Entry", `"client": {"command": ".kata/bin/client"}`),
 	}
 	if e, ok := examples[lang]; ok {
 		return e
 	}
-	return examples["python"] + "; " + examples["node"] + "; " + examples["go"]
+	return i18n.M("harness.client_examples", "Python", examples["python"], "Node", examples["node"], "Go", examples["go"])
 }
 
 // prepare reads the workspace, checks the graded parts, starts the Orders API and expands the
@@ -237,11 +253,11 @@ func clientExample(lang string) string {
 func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error {
 	switch st, err := os.Stat(dir); {
 	case errors.Is(err, fs.ErrNotExist):
-		return submissionErr(dir, 0, "the folder does not exist (create a workspace there with `kata init KATA DIR`)")
+		return sayErr(dir, 0, i18n.M("harness.workspace.missing"))
 	case err != nil:
-		return submissionErr(dir, 0, "cannot read the folder: %v", err)
+		return sayErr(dir, 0, i18n.M("harness.workspace.unreadable", "Error", err.Error()))
 	case !st.IsDir():
-		return submissionErr(dir, 0, "a file, not a workspace folder (create one with `kata init KATA DIR`)")
+		return sayErr(dir, 0, i18n.M("harness.workspace.a_file"))
 	}
 	kc, err := LoadKataConfig(dir)
 	if err != nil {
@@ -249,12 +265,12 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	p, ok := lib.Get(kc.Kata)
 	if !ok {
-		return submissionErr("kata.json", 0, "kata %q is not a known kata (known: %s); a kata from your own packets needs --packets DIR or KATA_PATH", kc.Kata, strings.Join(lib.IDs(), ", "))
+		return sayErr("kata.json", 0, i18n.M("harness.kata_json.unknown_kata", "Kata", strconv.Quote(kc.Kata), "Known", strings.Join(lib.IDs(), ", ")))
 	}
 	r.packet = p
 	r.rep.Kata = p.ID
 	if kc.Language != "" && !slices.Contains(p.Languages, kc.Language) {
-		return submissionErr("kata.json", keyLine(kc.raw, "language"), `"language": %q is not a language of kata %s (%s); it only words hints, so leave it out when you write in another language`, kc.Language, p.ID, strings.Join(p.Languages, ", "))
+		return sayErr("kata.json", keyLine(kc.raw, "language"), i18n.M("harness.kata_json.unknown_language", "Language", strconv.Quote(kc.Language), "Kata", p.ID, "Languages", strings.Join(p.Languages, ", ")))
 	}
 	box, err := newSandbox(dir, r.opts.NoIsolation)
 	if err != nil {
@@ -264,7 +280,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	r.rep.Isolation = string(box.iso.Kind)
 	if slices.Contains(p.Graded, "client") {
 		if kc.Client == nil {
-			return submissionErr("kata.json", 0, `kata %s grades a client, but kata.json has no "client" command (%s)`, p.ID, clientExample(kc.Language))
+			return sayErr("kata.json", 0, i18n.M("harness.kata_json.no_client", "Kata", p.ID, "Example", clientExample(kc.Language)))
 		}
 		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.env(nil), box: box}
 	}
@@ -283,10 +299,10 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	r.mcp = mc
 	entry, ok := mc.Servers[serverName]
 	if !ok {
-		return submissionErr(".mcp.json", keyLine(mc.raw, "mcpServers"), "no server named %q (found: %s); the grader launches the server named %q", serverName, strings.Join(mc.ServerNames(), ", "), serverName)
+		return sayErr(".mcp.json", keyLine(mc.raw, "mcpServers"), i18n.M("harness.mcp_json.no_orders", "Server", strconv.Quote(serverName), "Found", strings.Join(mc.ServerNames(), ", ")))
 	}
 	if entry.Command == "" {
-		return submissionErr(".mcp.json", keyLine(mc.raw, serverName), "server %q has no command: the kata's server is a stdio server launched with command and args", serverName)
+		return sayErr(".mcp.json", keyLine(mc.raw, serverName), i18n.M("harness.mcp_json.no_command", "Server", strconv.Quote(serverName)))
 	}
 	cwd, err := mc.serverCwd(dir, entry)
 	if err != nil {
@@ -340,14 +356,15 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 func checkClientCommand(dir string, c *Command, raw []byte) error {
 	path := resolveCommand(dir, c.Command)
 	if _, err := exec.LookPath(path); err != nil {
-		how := "was not found on PATH"
+		cmd := strconv.Quote(c.Command)
+		how := i18n.M("harness.client_command.not_on_path", "Command", cmd)
 		if strings.ContainsRune(c.Command, '/') {
-			how = "is not an executable file in the workspace"
+			how = i18n.M("harness.client_command.not_executable", "Command", cmd)
 			if _, serr := os.Stat(path); serr != nil {
-				how = "does not exist in the workspace"
+				how = i18n.M("harness.client_command.missing", "Command", cmd)
 			}
 		}
-		return submissionErr("kata.json", keyLine(raw, "client"), "the client command %q %s; fix \"client\" in kata.json (for a compiled client, the build must create it)", c.Command, how)
+		return sayErr("kata.json", keyLine(raw, "client"), how)
 	}
 	return nil
 }
@@ -356,7 +373,7 @@ func checkClientCommand(dir string, c *Command, raw []byte) error {
 // the client command, when the kata grades a client, can be started.
 func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	if kc.Build != nil {
-		r.info("building")
+		r.info(i18n.M("harness.progress.building"))
 		limit := buildDeadline
 		if r.box.goCacheFresh {
 			limit = freshCacheDeadline
@@ -387,7 +404,7 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 	out := &tailBuffer{cap: stderrCap}
 	p, err := startProcess(b, startSpec{ws: b.ws, command: c.Command, args: c.Args, env: b.env(nil), output: out})
 	if err != nil {
-		return submissionErr("kata.json", 0, "build `%s`: %v", commandLine(c), err)
+		return sayErr("kata.json", 0, i18n.M("harness.build.start_failed", "Command", commandLine(c), "Error", errText(err)))
 	}
 	p.stdin.Close()
 	timer := time.NewTimer(limit)
@@ -396,13 +413,13 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 	case <-p.done:
 	case <-ctx.Done():
 		p.kill(0)
-		return submissionErr("kata.json", 0, "build `%s` was stopped: grading was interrupted", commandLine(c))
+		return sayErr("kata.json", 0, i18n.M("harness.build.interrupted", "Command", commandLine(c)))
 	case <-timer.C:
 		p.kill(0)
-		return submissionErr("kata.json", 0, "build `%s` did not finish within its time limit of %s and was killed%s", commandLine(c), limit, outputTail(out))
+		return sayErr("kata.json", 0, i18n.M("harness.build.timeout", "Command", commandLine(c), "Limit", limit.String(), "Output", outputTail(out)))
 	}
 	if !p.cmd.ProcessState.Success() {
-		return submissionErr("kata.json", 0, "build `%s` failed: it %s%s", commandLine(c), p.describeExit(), outputTail(out))
+		return sayErr("kata.json", 0, i18n.M("harness.build.failed", "Command", commandLine(c), "How", p.exitMsg(), "Output", outputTail(out)))
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // stderrCap is how much of a learner process's stderr is kept (docs/grading.md#output-caps).
@@ -482,38 +484,41 @@ func (p *process) wire(cmd *exec.Cmd, s startSpec) error {
 	return nil
 }
 
-// startError words a failed start of command.
+// startError words a failed start of command, as a catalog message (the operating system's
+// reason stays as it said it).
 func startError(command string, err error) error {
 	var pe *exec.Error
 	if errors.As(err, &pe) {
-		return fmt.Errorf("cannot start %q: %v", command, pe.Err)
+		err = pe.Err
 	}
-	return fmt.Errorf("cannot start %q: %v", command, err)
+	return i18n.Err("harness.start_failed", "Command", strconv.Quote(command), "Error", err.Error())
 }
 
-// exited reports whether the process has ended, and how.
-func (p *process) exited() (bool, string) {
+// exited reports whether the process has ended, and how (exitMsg; zero while it runs).
+func (p *process) exited() (bool, i18n.Msg) {
 	select {
 	case <-p.done:
-		return true, p.describeExit()
+		return true, p.exitMsg()
 	default:
-		return false, ""
+		return false, i18n.Msg{}
 	}
 }
 
-func (p *process) describeExit() string {
+// exitMsg says how the ended process ended, to follow its name: "exited with code 1", "was
+// killed by signal killed".
+func (p *process) exitMsg() i18n.Msg {
 	st := p.cmd.ProcessState
 	if st == nil {
-		return "exited"
+		return i18n.M("harness.exit.exited")
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("was killed by signal %v", ws.Signal())
+		return i18n.M("harness.exit.signal", "Signal", ws.Signal().String())
 	}
 	// bwrap exits with 128+N when the program it ran was killed by signal N
 	if code := st.ExitCode(); p.pidNS != 0 && code > 128 && code < 128+32 {
-		return fmt.Sprintf("was killed by signal %v", syscall.Signal(code-128))
+		return i18n.M("harness.exit.signal", "Signal", syscall.Signal(code-128).String())
 	}
-	return fmt.Sprintf("exited with code %d", st.ExitCode())
+	return i18n.M("harness.exit.code", "Code", st.ExitCode())
 }
 
 // kill ends the process and everything it started: stdin is closed, then SIGTERM, then

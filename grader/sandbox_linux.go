@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // howToIsolate says how to get bwrap on Linux.
@@ -290,7 +292,7 @@ func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
 	if json.Unmarshal(raw, &info) != nil || info.ChildPID <= 0 {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
-		return fmt.Errorf("cannot start %q: the sandbox (bwrap) did not start: %s", s.command, strings.TrimSpace(p.stderr.since(0, 1024)))
+		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.command), "Output", strings.TrimSpace(p.stderr.since(0, 1024)))
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
 	setLimits(info.ChildPID, s.limits, 0)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -188,7 +189,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 	res, err := w.conn.session.ListTools(cctx, nil)
 	var probs problems
 	if err != nil {
-		probs.add(RuleToolsList, "tools/list failed: %s", learnerJSONError(err.Error()))
+		probs.say(RuleToolsList, i18n.M("harness.tools_list.failed", "Error", learnerJSONError(err.Error())))
 	} else {
 		have := map[string]*mcp.Tool{}
 		for _, tool := range res.Tools {
@@ -197,11 +198,11 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 		for _, want := range r.packet.Tools {
 			tool, ok := have[want]
 			if !ok {
-				probs.add(RuleToolsList, "tool %q is not listed (listed: %s)", want, toolNames(res.Tools))
+				probs.say(RuleToolsList, i18n.M("harness.tools_list.not_listed", "Tool", strconv.Quote(want), "Listed", toolNames(res.Tools)))
 				continue
 			}
 			if typ := schemaType(tool.InputSchema); typ != "object" {
-				probs.add(RuleToolsList, "tool %q has an inputSchema of type %s; a tool's input schema is a JSON Schema object, {\"type\": \"object\", \"properties\": {...}} (MCP spec 2025-11-25, tools)", want, typ)
+				probs.say(RuleToolsList, i18n.M("harness.tools_list.schema_type", "Tool", strconv.Quote(want), "Type", schemaTypeMsg(typ)))
 			}
 		}
 	}
@@ -209,15 +210,25 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 	r.recordVerdict(t, probs, i18n.Msg{})
 }
 
-func toolNames(tools []*mcp.Tool) string {
+// toolNames lists the tools' names for a message, or says there are none.
+func toolNames(tools []*mcp.Tool) i18n.Msg {
 	var names []string
 	for _, t := range tools {
 		names = append(names, t.Name)
 	}
 	if len(names) == 0 {
-		return "none"
+		return i18n.M("harness.none")
 	}
-	return strings.Join(names, ", ")
+	return i18n.Raw(strings.Join(names, ", "))
+}
+
+// schemaTypeMsg is schemaType's answer for a message: the type as sent, or "(none)" in the
+// reader's language.
+func schemaTypeMsg(typ string) i18n.Msg {
+	if typ == schemaTypeNone {
+		return i18n.M("harness.tools_list.no_type")
+	}
+	return i18n.Raw(typ)
 }
 
 // callDeadline is the per-call deadline of docs/grading.md#api-timeout: timeout × pages + 5 s.
@@ -283,9 +294,9 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	for _, dr := range cases {
 		if ctx.Err() != nil {
 			t.Status = StatusError
-			msg := r.stoppedMsg(r.serverPhase, "not run")
+			msg := r.stoppedMsg(r.serverPhase, notRun)
 			if len(cases) > 1 && len(groups) > 0 {
-				msg = r.stoppedMsg(r.serverPhase, "the remaining calls were not made")
+				msg = r.stoppedMsg(r.serverPhase, remainingCuts)
 			}
 			groups = append(groups, msg)
 			break
@@ -329,7 +340,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 	var probs []i18n.Msg
 	for _, g := range groups {
 		if ls := labels[g.English()]; len(cases) > 1 && len(ls) > 0 {
-			g = i18n.Raw(fmt.Sprintf("with %s: %s", strings.Join(ls, ", "), g.English()))
+			g = i18n.M("harness.fixture.with_cases", "Cases", strings.Join(ls, ", "), "Problems", g)
 		}
 		probs = append(probs, g)
 	}
@@ -338,7 +349,7 @@ func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases 
 		for _, ls := range labels {
 			n += len(ls)
 		}
-		probs = append(probs, i18n.Raw(fmt.Sprintf("(%d of the %d calls of this test failed; the call below is the first that did)", n, len(cases))))
+		probs = append(probs, i18n.MN("harness.fixture.calls_failed", len(cases), "Failed", n))
 	}
 	t.Output = clipTail(output, outputCap)
 	t.FailedRules = broken.rules()
@@ -357,9 +368,9 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		if err != nil {
 			cr.errored = true
 			if ctx.Err() != nil {
-				cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, "the server could not be restarted")}}
+				cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, noRestart)}}
 			} else {
-				cr.probs.add(RuleStaysUp, "the server could not be (re)started: %s", err)
+				cr.probs.say(RuleStaysUp, i18n.M("harness.fixture.no_restart", "Error", errText(err)))
 			}
 			return cr
 		}
@@ -392,18 +403,18 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	switch {
 	case err != nil && cctx.Err() != nil && ctx.Err() != nil:
 		cr.errored = true
-		cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, "this call was cut short")}}
+		cr.probs = problems{{msg: r.stoppedMsg(r.serverPhase, callCut)}}
 		w.restart()
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		cr.probs.add(RuleAnswers, "no answer within %s: the server hung on this call (an HTTP request without a timeout? ORDERS_API_TIMEOUT_SECONDS is %.1f s); it was restarted", deadline, apiTimeout.Seconds())
+		cr.probs.say(RuleAnswers, i18n.M("harness.fixture.hung", "Deadline", deadline.String(), "Timeout", fmt.Sprintf("%.1f", apiTimeout.Seconds())))
 		w.restart()
 	case err != nil && !errors.As(err, &rpc) && w.serverDied():
 		_, how := w.conn.proc.exited()
-		p := fmt.Sprintf("the server %s during this call; it was restarted for the next test", how)
+		p := []i18n.Msg{i18n.M("harness.fixture.died", "How", how)}
 		if tail := lastLines(w.conn.proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
-			p += fmt.Sprintf("\nserver stderr (last lines):\n%s", indent(tail, "  "))
+			p = append(p, i18n.M("harness.fixture.stderr_tail", "Tail", indent(tail, "  ")))
 		}
-		cr.probs.add(RuleStaysUp, "%s", p)
+		cr.probs.say(RuleStaysUp, i18n.Lines(p...))
 		w.restart()
 	default:
 		all := checkCall(f, dr, out, r.packet.Contract)
@@ -416,7 +427,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.output = w.lastProc.stderr.since(mark, outputCap)
 	}
 	if len(cr.probs) > 0 {
-		cr.detail = i18n.Raw(strings.TrimSuffix(r.failureDetail(f, dr, res, err), "\n"))
+		cr.detail = r.failureDetail(f, dr, res, err)
 	}
 	return cr
 }
@@ -465,31 +476,34 @@ func (r *run) runStdoutCheck() {
 	var probs problems
 	v := r.viol.all()
 	if len(v) > 0 {
-		p := fmt.Sprintf("%d line(s) on stdout were not JSON-RPC messages; write logs to stderr. First ones:", r.viol.count())
+		p := []i18n.Msg{i18n.MN("harness.stdout.not_jsonrpc", r.viol.count())}
 		for i, x := range v {
 			if i == 3 {
 				break
 			}
-			during := "at start-up"
+			during := i18n.M("harness.stdout.at_startup")
 			if x.Test != "" {
-				during = fmt.Sprintf("during %q", x.Test)
+				during = i18n.M("harness.stdout.during", "Test", strconv.Quote(x.Test))
 			}
-			p += fmt.Sprintf("\n  %s: %q", during, x.Line)
+			p = append(p, i18n.M("harness.stdout.line", "When", during, "Line", strconv.Quote(x.Line)))
 		}
-		probs.add(RuleStdoutProtocol, "%s", p)
+		probs.say(RuleStdoutProtocol, i18n.Lines(p...))
 	}
 	r.recordVerdict(t, probs, i18n.Msg{})
 }
 
+// schemaTypeNone is what schemaType says of a schema without a "type".
+const schemaTypeNone = "(none)"
+
 // schemaType is the "type" of a tool's inputSchema as the learner sent it, quoted, or
-// "(none)" when it has none.
+// "(none)" (schemaTypeNone) when it has none.
 func schemaType(schema any) string {
 	b, _ := json.Marshal(schema)
 	var s struct {
 		Type any `json:"type"`
 	}
 	if json.Unmarshal(b, &s) != nil || s.Type == nil {
-		return "(none)"
+		return schemaTypeNone
 	}
 	if t, ok := s.Type.(string); ok && t == "object" {
 		return t

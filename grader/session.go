@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,22 +136,22 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		exited, how := proc.exited()
 		proc.kill(time.Second)
 		tail := proc.stderr.since(0, 2048)
-		var msg string
+		var msg i18n.Msg
 		switch {
 		case exited:
-			msg = fmt.Sprintf("the server %s before completing the MCP handshake", how)
+			msg = i18n.M("harness.handshake.exited", "How", how)
 		case errors.Is(hctx.Err(), context.DeadlineExceeded):
-			msg = fmt.Sprintf("the server did not answer initialize within %s (it must read JSON-RPC lines on stdin and answer on stdout)", handshakeTimeout)
+			msg = i18n.M("harness.handshake.timeout", "Timeout", handshakeTimeout.String())
 		default:
-			msg = fmt.Sprintf("the MCP handshake failed: %s", learnerJSONError(err.Error()))
+			msg = i18n.M("harness.handshake.failed", "Error", learnerJSONError(err.Error()))
 		}
 		if v := viol.all(); len(v) > 0 {
-			msg += fmt.Sprintf("; its stdout carried a line that is not JSON-RPC: %q", v[0].Line)
+			msg = i18n.M("harness.handshake.stdout", "Problem", msg, "Line", strconv.Quote(v[0].Line))
 		}
 		if tail != "" {
-			msg += "\nstderr:\n" + tail
+			msg = i18n.Lines(msg, i18n.M("harness.handshake.stderr"), i18n.Raw(tail))
 		}
-		return nil, &SubmissionError{Msg: msg}
+		return nil, sayErr("", 0, msg)
 	}
 	return &serverConn{proc: proc, session: session, label: label}, nil
 }

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -55,7 +57,11 @@ type MCPConfig struct {
 type SubmissionError struct {
 	File string
 	Line int
-	Msg  string
+	// Msg is the problem in English.
+	Msg string
+	// Why is Msg as a catalog message (internal/i18n/harness.*.toml), so the report can say it
+	// in the reader's language; zero when Msg is not one.
+	Why i18n.Msg
 }
 
 // Error formats the problem as "file:line: message".
@@ -69,8 +75,41 @@ func (e *SubmissionError) Error() string {
 	return e.Msg
 }
 
+// Unwrap is the whole error, "file:line: " and all, as an *i18n.Error when Why is set (so
+// errorReport and i18n.Localizer.Error find its catalog message); nil otherwise.
+func (e *SubmissionError) Unwrap() error {
+	if e.Why.IsZero() {
+		return nil
+	}
+	m := e.Why
+	switch {
+	case e.File != "" && e.Line > 0:
+		m = i18n.M("harness.at_line", "File", e.File, "Line", e.Line, "Text", e.Why)
+	case e.File != "":
+		m = i18n.M("harness.at_file", "File", e.File, "Text", e.Why)
+	}
+	return &i18n.Error{Msg: m}
+}
+
+// submissionErr is a SubmissionError whose text is not a catalog message (an operating
+// system's or a decoder's error, the same in every language).
 func submissionErr(file string, line int, format string, args ...any) *SubmissionError {
 	return &SubmissionError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// sayErr is a SubmissionError of file (and line, when > 0) whose text is m, a catalog message.
+func sayErr(file string, line int, m i18n.Msg) *SubmissionError {
+	return &SubmissionError{File: file, Line: line, Msg: m.English(), Why: m}
+}
+
+// errText is err's text as a message: its catalog message when err is, or wraps adding no
+// words, an *i18n.Error; else err's own text, the same in every language.
+func errText(err error) i18n.Msg {
+	var e *i18n.Error
+	if errors.As(err, &e) && e.Error() == err.Error() {
+		return e.Msg
+	}
+	return i18n.Raw(err.Error())
 }
 
 // readJSON decodes a workspace JSON file strictly enough to catch typos of our own keys,
@@ -79,7 +118,7 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 	path := filepath.Join(dir, name)
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, submissionErr(name, 0, "missing: the workspace needs %s (run `kata init` to create a workspace)", name)
+		return nil, sayErr(name, 0, i18n.M("harness.config_file.missing", "File", name))
 	}
 	if err != nil {
 		return nil, submissionErr(name, 0, "%v", err)
@@ -93,11 +132,11 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return nil, submissionErr(name, lineAt(src, int(syn.Offset)), "invalid JSON: %v", syn)
+			return nil, sayErr(name, lineAt(src, int(syn.Offset)), i18n.M("harness.config_file.invalid_json", "Error", syn.Error()))
 		case errors.As(err, &typ):
-			return nil, submissionErr(name, lineAt(src, int(typ.Offset)), "%q must be %s, not a JSON %s", typ.Field, jsonWordForGoType(typ.Type.String()), typ.Value)
+			return nil, sayErr(name, lineAt(src, int(typ.Offset)), i18n.M("harness.config_file.wrong_type", "Field", strconv.Quote(typ.Field), "Want", jsonWordMsg(typ.Type.String()), "Got", typ.Value))
 		}
-		return nil, submissionErr(name, 0, "invalid JSON: %s", learnerJSONError(err.Error()))
+		return nil, sayErr(name, 0, i18n.M("harness.config_file.invalid_json", "Error", learnerJSONError(err.Error())))
 	}
 	return src, nil
 }
@@ -149,18 +188,18 @@ func LoadKataConfig(dir string) (*KataConfig, error) {
 	if err := strict.Decode(&KataConfig{}); err != nil {
 		if _, field, ok := strings.Cut(err.Error(), "unknown field "); ok {
 			name := strings.Trim(field, `"`)
-			return nil, submissionErr("kata.json", keyLine(src, name), "unknown key %q; kata.json knows kata, language, build {command, args} and client {command, args}", name)
+			return nil, sayErr("kata.json", keyLine(src, name), i18n.M("harness.kata_json.unknown_key", "Key", strconv.Quote(name)))
 		}
 	}
 	if strings.TrimSpace(kc.Kata) == "" {
-		return nil, submissionErr("kata.json", keyLine(src, "kata"), `"kata" is missing: it names the kata this workspace solves`)
+		return nil, sayErr("kata.json", keyLine(src, "kata"), i18n.M("harness.kata_json.no_kata"))
 	}
 	for _, c := range []struct {
 		name string
 		cmd  *Command
 	}{{"client", kc.Client}, {"build", kc.Build}} {
 		if c.cmd != nil && strings.TrimSpace(c.cmd.Command) == "" {
-			return nil, submissionErr("kata.json", keyLine(src, c.name), "%q has no command", c.name)
+			return nil, sayErr("kata.json", keyLine(src, c.name), i18n.M("harness.kata_json.no_command", "Key", strconv.Quote(c.name)))
 		}
 	}
 	kc.raw = src
@@ -176,7 +215,7 @@ func LoadMCPConfig(dir string) (*MCPConfig, error) {
 	}
 	mc.raw = src
 	if len(mc.Servers) == 0 {
-		return nil, submissionErr(".mcp.json", keyLine(src, "mcpServers"), `no servers: .mcp.json needs {"mcpServers": {"orders": {...}}}`)
+		return nil, sayErr(".mcp.json", keyLine(src, "mcpServers"), i18n.M("harness.mcp_json.no_servers"))
 	}
 	return &mc, nil
 }
@@ -205,17 +244,17 @@ func (m *MCPConfig) serverCwd(ws string, e ServerEntry) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", submissionErr(".mcp.json", line, "cwd %q: %v; it names the server's working folder, inside the workspace", e.Cwd, unwrapPath(err))
+		return "", sayErr(".mcp.json", line, i18n.M("harness.mcp_json.cwd_unreadable", "Cwd", strconv.Quote(e.Cwd), "Error", fmt.Sprint(unwrapPath(err))))
 	}
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
 		realWS = ws
 	}
 	if real != realWS && !strings.HasPrefix(real, realWS+string(filepath.Separator)) {
-		return "", submissionErr(".mcp.json", line, "cwd %q is outside the workspace; the server runs in the workspace or a folder inside it", e.Cwd)
+		return "", sayErr(".mcp.json", line, i18n.M("harness.mcp_json.cwd_outside", "Cwd", strconv.Quote(e.Cwd)))
 	}
 	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return "", submissionErr(".mcp.json", line, "cwd %q is not a folder", e.Cwd)
+		return "", sayErr(".mcp.json", line, i18n.M("harness.mcp_json.cwd_not_folder", "Cwd", strconv.Quote(e.Cwd)))
 	}
 	// the same folder, named through the workspace path the sandbox shows
 	rel, _ := filepath.Rel(realWS, real)
