@@ -56,9 +56,15 @@ func newGradeCmd() *cobra.Command {
 				note(errw, i18n.New(userLocale(cmd)), i18n.Raw(n))
 			}
 			if !asJSON && isTerminal(errw) {
+				loc := i18n.New(userLocale(cmd))
+				var p *katas.Packet // the workspace's kata as the reader reads it, for test names
+				if kc, err := grader.LoadKataConfig(dir); err == nil {
+					p, _ = localized(cmd, lib).Get(kc.Kata)
+				}
 				opts.Progress = func(e grader.Event) {
 					if e.Kind == grader.EventTestStarted {
-						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, e.Test)
+						name := grader.LocalizeTest(grader.TestResult{ID: e.TestID, Name: e.Test}, loc, p).Name
+						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, name)
 					}
 				}
 			}

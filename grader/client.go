@@ -234,7 +234,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	// crash again, and the budget is better not spent on it.
 	sameCrash := 0
 	for _, d := range scs {
-		r.announceStart(d.Name)
+		r.announceStart(d.ID, d.Name)
 		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if sameCrash >= sameCrashLimit {
 			t.Status = StatusFail

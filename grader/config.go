@@ -156,7 +156,7 @@ func checkConfigRule(check string, mc *MCPConfig) []i18n.Msg {
 // runConfigTests reports each config rule of the kata as a test of its own.
 func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
-		r.announceStart(rule.Name)
+		r.announceStart(rule.ID, rule.Name)
 		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
 		var probs problems
 		for _, m := range checkConfigRule(rule.Check, r.mcp) {

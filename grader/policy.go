@@ -111,14 +111,14 @@ func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 }
 
 // ruleText names the rule behind an expected decision for a failure message: "rule 5: …".
-// The rule's statement is rules.go's, in English.
+// The rule's statement is the catalog's (grader.rule.<id>, the same as rules.go's in English).
 func ruleText(e traceEvent, p katas.Policy) i18n.Msg {
 	r := rule(e.rule)
 	n := strings.TrimPrefix(string(r.ID), "client-")
 	if r.ID == RuleClientBounded {
-		return i18n.M("harness.policy.rule_bounded", "N", n, "Statement", r.Statement, "MaxRetries", *p.MaxRetries)
+		return i18n.M("harness.policy.rule_bounded", "N", n, "Statement", i18n.M(ruleMessageID(r.ID)), "MaxRetries", *p.MaxRetries)
 	}
-	return i18n.M("harness.policy.rule", "N", n, "Statement", r.Statement)
+	return i18n.M("harness.policy.rule", "N", n, "Statement", i18n.M(ruleMessageID(r.ID)))
 }
 
 // describeLast is what the client last did, for a message: its decisions so far, or that the

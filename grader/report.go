@@ -157,8 +157,11 @@ const (
 // Event is a progress notice sent while grading: a test started or finished.
 type Event struct {
 	// Kind says what the event reports.
-	Kind   EventKind
+	Kind EventKind
+	// Test is the name of the test started or finished, in English; TestID its id (for
+	// LocalizeTest).
 	Test   string
+	TestID string
 	Result *TestResult
 	// Done and Total count finished tests and all tests of the run.
 	Done, Total int
@@ -169,11 +172,11 @@ type Event struct {
 }
 
 // announceStart tells the progress callback a test began.
-func (r *run) announceStart(name string) {
+func (r *run) announceStart(id, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, TestID: id, Done: r.done, Total: r.total})
 	}
 }
 
@@ -241,7 +244,7 @@ func (r *run) announceDone(t TestResult) TestResult {
 	r.done++
 	if r.opts.Progress != nil {
 		tc := t
-		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, Result: &tc, Done: r.done, Total: r.total})
+		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, TestID: t.ID, Result: &tc, Done: r.done, Total: r.total})
 	}
 	return t
 }

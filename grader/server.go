@@ -181,7 +181,7 @@ func (r *run) runServerPhase(ctx context.Context) error {
 
 func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name, rule, _ := runWideTest("tools-list", r.packet, nil)
-	r.announceStart(name)
+	r.announceStart("tools-list", name)
 	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: rule, OutputOf: "server"}
 	mark := w.conn.proc.stderr.mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
@@ -282,7 +282,7 @@ func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) b
 // and is restarted for the next call. Cases that fail with the same problems are reported
 // together. The result is announced as done and returned; the caller records it in order.
 func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases []drawn) TestResult {
-	r.announceStart(f.Name)
+	r.announceStart(f.ID, f.Name)
 	started := time.Now()
 	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
 	var groups []i18n.Msg           // problems, in order of first appearance
@@ -471,7 +471,7 @@ func protocolStep(set *katas.FixtureSet) int {
 // runStdoutCheck is the run-wide rule: nothing but JSON-RPC on stdout.
 func (r *run) runStdoutCheck() {
 	name, rule, _ := runWideTest("stdout-protocol-only", r.packet, nil)
-	r.announceStart(name)
+	r.announceStart("stdout-protocol-only", name)
 	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: rule}
 	var probs problems
 	v := r.viol.all()

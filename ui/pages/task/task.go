@@ -411,7 +411,7 @@ func (m *Model) progress(ev grader.Event) {
 	m.done = max(m.done, ev.Done)
 	switch ev.Kind {
 	case grader.EventTestStarted:
-		m.status = ev.Test
+		m.status = grader.LocalizeTest(grader.TestResult{ID: ev.TestID, Name: ev.Test}, m.c.Loc, m.p).Name
 	case grader.EventTestFinished:
 		if ev.Result != nil {
 			m.live = append(m.live, grader.LocalizeTest(*ev.Result, m.c.Loc, m.p))
@@ -419,7 +419,10 @@ func (m *Model) progress(ev grader.Event) {
 		}
 	case grader.EventInfo:
 		if ev.Message != "" {
-			m.status = ev.Message
+			m.status = m.c.Loc.Say(ev.Says)
+			if ev.Says.IsZero() {
+				m.status = ev.Message
+			}
 		}
 	}
 }
