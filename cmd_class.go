@@ -16,6 +16,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/katas"
 )
 
 // newClassCmd is the group of commands for instructor-led workshops.
@@ -103,7 +104,7 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	rep := class.BuildReport(lib, batch, bo)
-	if err := writeClassReports(cmd, rep, f, loc); err != nil {
+	if err := writeClassReports(cmd, lib, rep, f, loc); err != nil {
 		return err
 	}
 	if errors.Is(runErr, context.Canceled) {
@@ -115,12 +116,14 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 
 // writeClassReports writes the summary (unless --csv or --json takes stdout) and the HTML
 // report in loc's language, and the files asked for, naming each file written on stderr.
-func writeClassReports(cmd *cobra.Command, rep *class.Report, f classFlags, loc *i18n.Localizer) error {
+func writeClassReports(cmd *cobra.Command, lib *katas.Library, rep *class.Report, f classFlags, loc *i18n.Localizer) error {
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// the summary and the HTML report in the reader's words; CSV and JSON in English
+	shown := class.Localize(rep, loc, localized(cmd, lib))
 	if f.csv != "-" && f.json != "-" {
-		class.WriteText(out, rep, loc)
+		class.WriteText(out, shown, loc)
 	}
-	writeHTML := func(w io.Writer, r *class.Report) error { return class.WriteHTML(w, r, loc) }
+	writeHTML := func(w io.Writer, _ *class.Report) error { return class.WriteHTML(w, shown, loc) }
 	html := f.html
 	if html == "" {
 		html = filepath.Join(f.out, "report.html")

@@ -119,6 +119,9 @@ type RuleCount struct {
 	Example        string `json:"example"`
 	ExampleTest    string `json:"example_test"`
 	ExampleLearner string `json:"example_learner"`
+	// example is the failing test the example is from, and kata its kata, for Localize.
+	example grader.TestResult
+	kata    string
 }
 
 // exampleCap bounds an example message.
@@ -188,6 +191,7 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 				}
 				if rc.Example == "" {
 					rc.Example, rc.ExampleTest, rc.ExampleLearner = firstLine(t.Message), t.Name, row.Name
+					rc.example, rc.kata = t, r.Kata
 				}
 			}
 		}
@@ -245,6 +249,37 @@ func firstLine(s string) string {
 		return string(r[:exampleCap]) + "…"
 	}
 	return line
+}
+
+// Localize returns a copy of the report for a reader of loc's language, to show (the text
+// summary, the HTML report) and never to save: each broken rule's statement
+// (grader.Rule.StatementIn) and its example's test name and message (grader.LocalizeTest)
+// from words, the library as loc's locale reads it. A rule or example the report read back
+// from the results store keeps what it has (the message in English). CSV and JSON are written
+// from the report itself, in English. A nil or English loc returns r.
+func Localize(r *Report, loc *i18n.Localizer, words *katas.Library) *Report {
+	if r == nil || loc == nil || loc.Lang() == katas.English || words == nil {
+		return r
+	}
+	out := *r
+	out.Rules = slices.Clone(r.Rules)
+	for i := range out.Rules {
+		rc := &out.Rules[i]
+		p, ok := words.Get(rc.kata)
+		if !ok {
+			continue
+		}
+		for _, rl := range grader.RulesFor(p) {
+			if rl.ID == rc.Rule {
+				rc.Statement = rl.StatementIn(loc, p)
+			}
+		}
+		if rc.example.ID != "" {
+			t := grader.LocalizeTest(rc.example, loc, p)
+			rc.ExampleTest, rc.Example = t.Name, firstLine(t.Message)
+		}
+	}
+	return &out
 }
 
 // round1 rounds to one decimal, for percentages.
