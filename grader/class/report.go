@@ -252,7 +252,8 @@ func firstLine(s string) string {
 }
 
 // Localize returns a copy of the report for a reader of loc's language, to show (the text
-// summary, the HTML report) and never to save: each broken rule's statement
+// summary, the HTML report) and never to save: each kata's title and step titles, each broken
+// rule's statement
 // (grader.Rule.StatementIn) and its example's test name and message (grader.LocalizeTest)
 // from words, the library as loc's locale reads it. A rule or example the report read back
 // from the results store keeps what it has (the message in English). CSV and JSON are written
@@ -262,6 +263,20 @@ func Localize(r *Report, loc *i18n.Localizer, words *katas.Library) *Report {
 		return r
 	}
 	out := *r
+	out.Katas = slices.Clone(r.Katas)
+	for i, ks := range out.Katas {
+		p, ok := words.Get(ks.Kata)
+		if !ok {
+			continue
+		}
+		ks.Title, ks.Steps = p.Title, slices.Clone(ks.Steps)
+		for j, st := range ks.Steps {
+			if step, ok := p.Task.Step(st.Number); ok {
+				ks.Steps[j].Title = step.Title
+			}
+		}
+		out.Katas[i] = ks
+	}
 	out.Rules = slices.Clone(r.Rules)
 	for i := range out.Rules {
 		rc := &out.Rules[i]
