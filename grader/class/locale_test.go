@@ -178,3 +178,28 @@ func TestCannotGradeInTheReadersLanguage(t *testing.T) {
 		t.Errorf("a Spanish outcome: %q", got)
 	}
 }
+
+// TestLocalizeReport: the summary's broken rules, example test names and step titles come from
+// the library as the reader reads it; the report itself, which CSV and JSON are written from,
+// stays English.
+func TestLocalizeReport(t *testing.T) {
+	r := classReport(t, BuildOptions{})
+	en := *r
+	ru := Localize(r, i18n.New("ru"), library(t).Localized("ru"))
+	rc, enRC := ru.Rules[0], r.Rules[0]
+	if rc.Statement == enRC.Statement || rc.ExampleTest == enRC.ExampleTest || rc.Rule != enRC.Rule {
+		t.Errorf("the category rule in Russian: %+v (English %+v)", rc, enRC)
+	}
+	if ru.Katas[0].Steps[0].Title == r.Katas[0].Steps[0].Title {
+		t.Errorf("step 1 is still %q", ru.Katas[0].Steps[0].Title)
+	}
+	if r.Rules[0].Statement != en.Rules[0].Statement || r.Katas[0].Steps[0].Title != en.Katas[0].Steps[0].Title {
+		t.Error("Localize changed the report it was given")
+	}
+	if Localize(r, i18n.New("en"), library(t)) != r {
+		t.Error("English is not the report itself")
+	}
+	var b bytes.Buffer
+	WriteText(&b, ru, i18n.New("ru"))
+	mustContain(t, "ru summary", b.String(), rc.Statement, rc.ExampleTest)
+}
