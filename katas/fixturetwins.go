@@ -85,19 +85,19 @@ func checkFixtureTwin(english string, enSrc []byte, en []TestText, twin string, 
 		return nil
 	}
 	enLine := func(id string) string { return at(english, fixtureLine(enSrc, id)) }
-	for i, t := range tf.Tests {
+	has := func(ts []TestText, id string) bool {
+		return slices.ContainsFunc(ts, func(t TestText) bool { return t.ID == id })
+	}
+	seen := map[string]bool{}
+	for _, t := range tf.Tests {
 		line := fixtureLine(src, t.ID)
 		switch {
-		case i >= len(en):
-			ps.add(twin, line, "test %q is not in %s (which has %d tests)", t.ID, english, len(en))
-			continue
-		case t.ID != en[i].ID:
-			if slices.ContainsFunc(en, func(e TestText) bool { return e.ID == t.ID }) {
-				ps.add(twin, line, "test %q is at position %d here but not in %s, which has %q there (%s)", t.ID, i+1, english, en[i].ID, enLine(en[i].ID))
-			} else {
-				ps.add(twin, line, "test %q is not in %s; the English file has %q here (%s)", t.ID, english, en[i].ID, enLine(en[i].ID))
-			}
+		case seen[t.ID]:
+			ps.add(twin, line, "test %q is listed twice", t.ID)
+		case !has(en, t.ID):
+			ps.add(twin, line, "test %q is not in %s", t.ID, english)
 		}
+		seen[t.ID] = true
 		if strings.TrimSpace(t.Name) == "" {
 			ps.add(twin, line, "test %q has no name", t.ID)
 		}
@@ -105,8 +105,32 @@ func checkFixtureTwin(english string, enSrc []byte, en []TestText, twin string, 
 			ps.add(twin, line, "test %q has no rule", t.ID)
 		}
 	}
-	for _, e := range en[min(len(tf.Tests), len(en)):] {
-		ps.add(twin, endLine(src), "test %q of %s (%s) is missing", e.ID, english, enLine(e.ID))
+	// A missing test is reported where it belongs: at the next test of the English order that
+	// the twin has, or at the twin's end.
+	missing := false
+	for i, e := range en {
+		if has(tf.Tests, e.ID) {
+			continue
+		}
+		missing = true
+		line := endLine(src)
+		for _, next := range en[i+1:] {
+			if has(tf.Tests, next.ID) {
+				line = fixtureLine(src, next.ID)
+				break
+			}
+		}
+		ps.add(twin, line, "test %q of %s (%s) is missing", e.ID, english, enLine(e.ID))
+	}
+	if missing || len(tf.Tests) != len(en) {
+		return tf.Tests
+	}
+	// The same tests: in the same order?
+	for i, t := range tf.Tests {
+		if t.ID != en[i].ID {
+			ps.add(twin, fixtureLine(src, t.ID), "test %q is at position %d here, and %s has %q there (%s): keep the English order", t.ID, i+1, english, en[i].ID, enLine(en[i].ID))
+			break
+		}
 	}
 	return tf.Tests
 }
