@@ -74,6 +74,10 @@ func TestLocalizeWordsTheChecks(t *testing.T) {
 	pru, _ := lib.Localized("ru").Get("mcp-structured-errors")
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "lookup-unavailable")
 	missingArg, _ := fixtureByID(t, lib, "mcp-structured-errors", "lookup-missing-arg")
+	// Russian has the packet's own twin (the embedded fixtures/server.ru.json), Spanish the
+	// test's ("ES: " + the English)
+	ruWords, _ := pru.TestText(f.ID)
+	ruRule := ruWords.Rule
 	dr := newDrawer(1).draw(f, 503, "")
 	drMissing := newDrawer(1).draw(missingArg, 0, "")
 	get := apiRequest{Method: "GET", Path: "/orders/ORD-1234", Authorized: true}
@@ -99,7 +103,7 @@ func TestLocalizeWordsTheChecks(t *testing.T) {
 		{name: "wrong category", f: f, dr: dr, out: callOutcome{res: typed("errorCategory", "validation", "isRetryable", false), requests: []apiRequest{get}},
 			en: `errorCategory was "validation"; expected "transient" (` + f.Rule + `)`,
 			es: `errorCategory era "validation"; se esperaba "transient" (ES: ` + f.Rule + `)`,
-			ru: `в errorCategory пришло "validation"; ожидалось "transient" (` + f.Rule + `)`},
+			ru: `в errorCategory пришло "validation"; ожидалось "transient" (` + ruRule + `)`},
 		{name: "missing field", f: f, dr: dr, out: callOutcome{res: typed("isRetryable", nil), requests: []apiRequest{get}},
 			en: "isRetryable is missing", es: "falta isRetryable", ru: "нет поля isRetryable"},
 		{name: "wrong type", f: f, dr: dr, out: callOutcome{res: typed("isRetryable", "true"), requests: []apiRequest{get}},
