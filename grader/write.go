@@ -194,8 +194,11 @@ func (tw *textWriter) full(t TestResult) {
 		return
 	}
 	label := "stderr"
-	if t.OutputOf != "" {
-		label = t.OutputOf + " stderr"
+	switch t.OutputOf {
+	case "server":
+		label = tw.o.Loc.T("grade.stderr_of_server")
+	case "client":
+		label = tw.o.Loc.T("grade.stderr_of_client")
 	}
 	if strings.TrimSpace(out) == "" {
 		// -v answers under every failing test: a process that wrote nothing is said to have.
