@@ -52,7 +52,7 @@ func newGradeCmd() *cobra.Command {
 			defer stop()
 			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
 			errw := cmd.ErrOrStderr()
-			if n := grader.DetectIsolation().Notice(); n != "" {
+			if n := grader.DetectIsolation().NoticeIn(i18n.New(userLocale(cmd))); n != "" {
 				note(errw, i18n.New(userLocale(cmd)), i18n.Raw(n))
 			}
 			if !asJSON && isTerminal(errw) {

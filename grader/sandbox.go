@@ -58,15 +58,18 @@ func (i Isolation) Isolated() bool { return i.Kind == IsolationBwrap }
 
 // Notice is the one line to show when learner code runs without isolation: why, what is not
 // isolated, and how to get bwrap; "" when it is isolated.
-func (i Isolation) Notice() string {
+func (i Isolation) Notice() string { return i.NoticeIn(nil) }
+
+// NoticeIn is Notice in loc's language (nil: English); the reason stays as detected.
+func (i Isolation) NoticeIn(loc *i18n.Localizer) string {
 	if i.Isolated() {
 		return ""
 	}
-	how := howToIsolate()
+	how := loc.Say(howToIsolate())
 	if strings.Contains(i.Reason, EnvIsolation) || strings.Contains(i.Reason, "turned off") {
-		how = "unset " + EnvIsolation + " (or drop --no-isolation) to isolate it"
+		how = loc.T("harness.isolation.unset", "Env", EnvIsolation)
 	}
-	return fmt.Sprintf("learner code runs without isolation (%s): it can read your files and other processes' environments, use the network, and leave processes behind if kata is killed; %s (docs/grading.md#sandbox)", i.Reason, how)
+	return loc.T("harness.isolation.notice", "Reason", i.Reason, "How", how)
 }
 
 // EnvIsolation is the environment variable that turns isolation off when set to "off"

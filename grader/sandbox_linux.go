@@ -24,9 +24,7 @@ import (
 )
 
 // howToIsolate says how to get bwrap on Linux.
-func howToIsolate() string {
-	return "install bubblewrap to isolate it (apt install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)"
-}
+func howToIsolate() i18n.Msg { return i18n.M("harness.isolation.install_bwrap") }
 
 // detectIsolation looks for bwrap on PATH and starts a trial sandbox with the options every
 // learner process gets, so a kernel without unprivileged user namespaces is found before any

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // howToIsolate says where isolation is available: bwrap is Linux-only.
-func howToIsolate() string {
-	return "isolation needs Linux with bubblewrap (bwrap)"
-}
+func howToIsolate() i18n.Msg { return i18n.M("harness.isolation.needs_linux") }
 
 // detectIsolation: there is no bwrap outside Linux.
 func detectIsolation() Isolation {
