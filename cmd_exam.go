@@ -28,7 +28,7 @@ func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, []string,
 			return nil, nil, unknownKata(id, lib)
 		}
 	}
-	return lib, warningLines(warnings.String()), nil
+	return lib, warningLines(warnings.String(), i18n.New(userLocale(cmd))), nil
 }
 
 // loadLibraryNamed is loadLibraryFor for a command without a full-screen UI: the warnings go to
@@ -36,7 +36,7 @@ func loadLibraryFor(cmd *cobra.Command, ids []string) (*katas.Library, []string,
 func loadLibraryNamed(cmd *cobra.Command, ids []string) (*katas.Library, error) {
 	lib, warnings, err := loadLibraryFor(cmd, ids)
 	for _, w := range warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kata: warning: "+w)
+		warning(cmd.ErrOrStderr(), i18n.New(userLocale(cmd)), i18n.Raw(w))
 	}
 	return lib, err
 }

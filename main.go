@@ -76,9 +76,10 @@ func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
 // loadLibraryTo is loadLibrary writing its warnings to warn: the terminal UI takes them onto
 // its own screen, where stderr would be hidden behind it.
 func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
+	loc := i18n.New(userLocale(cmd))
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
-		warnSkipped(warn, "embedded", err)
+		warnSkipped(warn, loc, "embedded", err)
 	}
 	kataPath := filepath.SplitList(os.Getenv("KATA_PATH"))
 	for i := len(kataPath) - 1; i >= 0; i-- {
@@ -89,9 +90,9 @@ func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 		var ps katas.Problems
 		switch {
 		case errors.As(err, &ps):
-			warnSkipped(warn, kataPath[i], err)
+			warnSkipped(warn, loc, kataPath[i], err)
 		case err != nil:
-			fmt.Fprintf(warn, "kata: warning: ignoring a KATA_PATH folder: %v\n", err)
+			warning(warn, loc, i18n.M("out.ignoring_kata_path", "Error", err))
 		}
 	}
 	dirs, _ := cmd.Flags().GetStringArray(packetsFlag)
@@ -100,7 +101,7 @@ func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 		var ps katas.Problems
 		switch {
 		case errors.As(err, &ps):
-			warnSkipped(warn, d, err)
+			warnSkipped(warn, loc, d, err)
 		case err != nil:
 			return nil, err
 		}
@@ -109,25 +110,27 @@ func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 }
 
 // warningLines turns loadLibrary's warnings into the lines the terminal UI shows: each warning
-// and problem on its own, without the "kata: warning: " prefix.
-func warningLines(s string) []string {
+// and problem on its own, without the "kata: warning: " prefix (in loc's language).
+func warningLines(s string, loc *i18n.Localizer) []string {
+	prefix := loc.T("out.warning", "Text", "")
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(strings.TrimPrefix(l, "kata: warning: ")); l != "" {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, prefix)); l != "" {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-// warnSkipped tells that packets from where were skipped, and why.
-func warnSkipped(w io.Writer, where string, err error) {
+// warnSkipped tells that packets from where were skipped, and why, in loc's language (the
+// problems themselves stay as validate words them).
+func warnSkipped(w io.Writer, loc *i18n.Localizer, where string, err error) {
 	var ps katas.Problems
 	if !errors.As(err, &ps) {
-		fmt.Fprintf(w, "kata: warning: %s: %v\n", where, err)
+		warning(w, loc, i18n.Raw(fmt.Sprintf("%s: %v", where, err)))
 		return
 	}
-	fmt.Fprintf(w, "kata: warning: skipped packet(s) from %s with problems (kata validate lists them all):\n", where)
+	warning(w, loc, i18n.M("out.skipped_packets", "Where", where))
 	for _, p := range ps {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
@@ -154,7 +157,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			theme, _ := cmd.Flags().GetString("theme")
-			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String()), Locale: userLocale(cmd)}, theme)
+			return runTUIWith(localized(cmd, lib), ui.Options{Skipped: warningLines(warnings.String(), i18n.New(userLocale(cmd))), Locale: userLocale(cmd)}, theme)
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")

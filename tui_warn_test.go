@@ -30,7 +30,7 @@ func TestSkippedPacketWarningsGoToTheUI(t *testing.T) {
 	if errb.Len() != 0 {
 		t.Errorf("stderr got %q", errb.String())
 	}
-	lines := warningLines(warnings.String())
+	lines := warningLines(warnings.String(), nil)
 	joined := strings.Join(lines, "\n")
 	if len(lines) < 2 || !strings.Contains(joined, "skipped packet(s) from "+dir) ||
 		!strings.Contains(joined, filepath.Join(dir, "mcp-structured-errors", "packet.json")) || !strings.Contains(joined, "differs from the folder name") ||
