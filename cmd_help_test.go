@@ -208,7 +208,7 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 			"\n\nПодробнее о команде: \"kata [command] --help\".\n",
 		}},
 		{locale.EnvLang, "es", []string{"grade", "--help"}, []string{
-			"Evalúa un espacio de trabajo con los fixtures ocultos de su kata (sale con 0 si pasa, 1 si falla, 2 si hay error)\n\nUso:\n  kata grade [DIR] [flags]\n\nIndicadores:\n",
+			"Evalúa un espacio de trabajo con los fixtures ocultos de su kata (sale con 0 si supera todos los tests, 1 si falla alguno, 2 si hay error)\n\nUso:\n  kata grade [DIR] [flags]\n\nIndicadores:\n",
 			"\n      --junit FILE        escribe también un informe JUnit XML en FILE, para CI\n",
 			"\n  -h, --help              ayuda de grade\n",
 			"\n  -w, --watch             vuelve a evaluar cada vez que se guarda un archivo",
@@ -224,7 +224,7 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 			"templates (по умолчанию \"knowledge\")\n",
 		}},
 		{locale.EnvLang, "es", []string{"init", "--lang", "go", "--help"}, []string{
-			"\n      --lang string   el lenguaje de programación del espacio de trabajo: python, node o go (aquí --lang no es el idioma de lectura: TASK.md se escribe en el que nombre $KATA_LANG o $LANG) (por defecto \"python\")\n",
+			"\n      --lang string   el lenguaje de programación del espacio de trabajo: python, node o go (aquí --lang no es el idioma de lectura: TASK.md se escribe en el idioma que indique $KATA_LANG o $LANG) (por defecto \"python\")\n",
 		}},
 	} {
 		clearLocale(t)

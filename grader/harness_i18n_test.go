@@ -75,7 +75,7 @@ func TestHarnessMessagesInReadersLanguage(t *testing.T) {
 			t.Fatalf("lookup-rate-limited: %s\n%s", en.Status, en.Message)
 		}
 		for lang, want := range map[string][]string{
-			"es": {"llamada: tools/call lookup_order", "Orders API: respondió 429", "recibido: "},
+			"es": {"llamada: tools/call lookup_order", "API de Orders: respondió 429", "recibido: "},
 			"ru": {"вызов: tools/call lookup_order", "Orders API: ответил 429", "получено: "},
 		} {
 			p, _ := lib.Localized(lang).Get(kata)

@@ -177,7 +177,7 @@ func TestBoardInSpanish(t *testing.T) {
 	}
 	r.send(changedMsg{})
 	r.mustSee("1 participante", "Ben !", "Más falladas  reglas: category (1) · preguntas: ninguna",
-		"Atención      Ben: mini-kata falla category 3 veces seguidas")
+		"Atención      Ben: en mini-kata incumple category 3 veces seguidas")
 	// The JSON the web board reads keeps the English reason.
 	if a := r.class.View().Summary.Attention; len(a) != 1 || a[0].Why != "mini-kata fails category 3× in a row" {
 		t.Errorf("attention in the view: %+v", a)
