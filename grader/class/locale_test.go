@@ -27,7 +27,7 @@ func mustContain(t *testing.T, what, s string, want ...string) {
 func TestWriteTextInSpanishAndRussian(t *testing.T) {
 	r := classReport(t, BuildOptions{})
 	for lang, want := range map[string][]string{
-		"es": {"kata class grade · 4 participantes · ", "semilla 42 (repítelo con --seed 42)", "  participante  tests", "47/47 superados",
+		"es": {"kata class grade · 4 participantes · ", "semilla 42 (repite la evaluación con --seed 42)", "  participante  tests", "47/47 superados",
 			"no se puede evaluar: kata.json is missing", "Las reglas que más incumple la clase (de 3 participantes evaluados)",
 			"1. category · 2 participantes, ", "p. ej., bob, ", "2. retry-after · 1 participante, ", "No se pueden evaluar (1 participante)",
 			"4 participantes — evaluados ahora: 4, sin cambios desde su resultado guardado: 0, no evaluables: 1 · "},
