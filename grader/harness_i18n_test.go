@@ -76,7 +76,7 @@ func TestHarnessMessagesInReadersLanguage(t *testing.T) {
 		}
 		for lang, want := range map[string][]string{
 			"es": {"llamada: tools/call lookup_order", "API de Orders: respondió 429", "recibido: "},
-			"ru": {"вызов: tools/call lookup_order", "Orders API: ответил 429", "получено: "},
+			"ru": {"вызов: tools/call lookup_order", "API заказов: ответил 429", "получено: "},
 		} {
 			p, _ := lib.Localized(lang).Get(kata)
 			got := findTest(t, grader.Localize(rep, i18n.New(lang), p), "lookup-rate-limited")
