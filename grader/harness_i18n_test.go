@@ -41,8 +41,9 @@ func TestHarnessMessagesInReadersLanguage(t *testing.T) {
 		if en.Status != grader.StatusFail || !strings.Contains(en.Message, "write logs to stderr") {
 			t.Fatalf("stdout-protocol-only: %s\n%s", en.Status, en.Message)
 		}
-		// the learner's line, quoted, is the second line of the message
-		_, learner, ok := strings.Cut(strings.Split(en.Message, "\n")[1], ": ")
+		// the learner's line, quoted, is the second line of the message, after the test's
+		// quoted name (which Localize words too)
+		_, learner, ok := strings.Cut(strings.Split(en.Message, "\n")[1], `": `)
 		if !ok {
 			t.Fatalf("no quoted stdout line in %q", en.Message)
 		}

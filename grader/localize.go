@@ -2,6 +2,7 @@ package grader
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kata-mcp/kata/internal/i18n"
@@ -100,13 +101,26 @@ func packetWords(ms []i18n.Msg, p *katas.Packet) []i18n.Msg {
 	return out
 }
 
+// testNameID is the catalog id of testName's message: a test's name, quoted, inside another
+// message; its text is its Name field in every language, and Localize swaps it for the
+// packet's words (packetWord).
+const testNameID = "grader.test_name"
+
+// testName is the quoted name of the test with the id, as a message Localize can word.
+func testName(id, name string) i18n.Msg {
+	return i18n.M(testNameID, "Test", id, "Name", strconv.Quote(name))
+}
+
 // packetWord is packetWords for one message and the messages in its fields and lines.
 func packetWord(m i18n.Msg, p *katas.Packet) i18n.Msg {
-	if m.ID == fixtureRuleID {
+	if m.ID == fixtureRuleID || m.ID == testNameID {
 		for i := 0; i+1 < len(m.Fields); i += 2 {
 			if id, ok := m.Fields[i+1].(string); ok && m.Fields[i] == "Test" {
-				if words, ok := p.TestText(id); ok && words.Rule != "" {
+				switch words, ok := p.TestText(id); {
+				case ok && m.ID == fixtureRuleID && words.Rule != "":
 					return i18n.Raw(words.Rule)
+				case ok && m.ID == testNameID && words.Name != "":
+					return i18n.Raw(strconv.Quote(words.Name))
 				}
 			}
 		}

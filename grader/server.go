@@ -383,7 +383,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 			r.api.setOrder(dr.id, dr.beh)
 		}
 	}
-	w.conn.label.set(f.Name)
+	w.conn.label.set(f.ID) // the stdout check names the test in the reader's words
 	mark := w.conn.proc.stderr.mark()
 	before := r.api.strayRequests()
 	deadline := callDeadline(dr)
@@ -483,7 +483,11 @@ func (r *run) runStdoutCheck() {
 			}
 			during := i18n.M("harness.stdout.at_startup")
 			if x.Test != "" {
-				during = i18n.M("harness.stdout.during", "Test", strconv.Quote(x.Test))
+				name := x.Test
+				if words, ok := r.packet.TestText(x.Test); ok {
+					name = words.Name
+				}
+				during = i18n.M("harness.stdout.during", "Test", testName(x.Test, name))
 			}
 			p = append(p, i18n.M("harness.stdout.line", "When", during, "Line", strconv.Quote(x.Line)))
 		}
