@@ -29,10 +29,10 @@ func TestPagesForBrowsersInTheReadersLanguage(t *testing.T) {
 	}
 	code := r.class.Code()
 	for _, c := range []struct{ path, accept, want string }{
-		{"/" + code, "fr-CH, ru;q=0.9, en;q=0.8", "Подключитесь к этому воркшопу из терминала:\n\n  kata join " + r.http.URL + "/" + code + " --name YOUR_NAME\n"},
+		{"/" + code, "fr-CH, ru;q=0.9, en;q=0.8", "Подключитесь к этому воркшопу из терминала:\n\n  kata join " + r.http.URL + "/" + code + " --name ВАШЕ_ИМЯ\n"},
 		{"/" + code, "en-GB", "Join this workshop from a terminal:\n\n  kata join "},
 		{"/" + code, "", "Únete a este taller desde una terminal:"},
-		{"/nope", "ru", "kata serve: подключитесь к воркшопу командой `kata join http://HOST:PORT/CODE --name YOUR_NAME`"},
+		{"/nope", "ru", "kata serve: подключитесь к воркшопу командой `kata join http://HOST:PORT/CODE --name ВАШЕ_ИМЯ`"},
 		{"/board", "ru-RU", `<html lang="ru"><title>kata board</title><p>Откройте адрес доски, который вывела команда <code>kata serve</code> (он заканчивается на <code>/board?token=…</code>).</p>`},
 		{"/board", "de", `<p>Abre la dirección del tablero que mostró <code>kata serve</code>`},
 	} {

@@ -87,7 +87,7 @@ func (s *Server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", csp)
 	w.Header().Set("Cache-Control", "no-store")
 	loc := s.opts.Loc
-	pages.ExecuteTemplate(w, "board.html", pageData{Code: ws.Code, JoinURL: s.baseURL(r) + "/" + ws.Code, Lang: loc.Lang(),
+	pages.ExecuteTemplate(w, "board.html", pageData{Code: ws.Code, JoinURL: s.baseURL(r) + "/" + ws.Code, YourName: loc.T("out.your_name"), Lang: loc.Lang(),
 		Title: loc.T("class.web.title", "Code", ws.Code), Heading: loc.T("class.web.heading"), Join: loc.T("class.web.join"),
 		Connecting: loc.T("class.web.connecting"), Learners: loc.N("count.learner", 0), Open: loc.T("class.web.open"),
 		LearnersLabel: loc.T("class.web.learners"), NoLearner: loc.T("board.no_learner"), Quiz: loc.T("class.web.live_quiz"),
@@ -97,7 +97,7 @@ func (s *Server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
 
 // pageData fills board.html: the workshop, and the page's words in the instructor's language.
 type pageData struct {
-	Code, JoinURL, Lang                          string
+	Code, JoinURL, YourName, Lang                string
 	Title, Heading, Join, Connecting, Learners   string
 	Open, LearnersLabel, NoLearner, Quiz, Missed string
 	Rules, Items, Attention                      string
@@ -178,5 +178,5 @@ func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Write([]byte(loc.T("class.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name YOUR_NAME") + "\n"))
+	w.Write([]byte(loc.T("class.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name "+loc.T("out.your_name")) + "\n"))
 }
