@@ -288,7 +288,7 @@ func TestClassGradeErrorsInRussian(t *testing.T) {
 	if err == nil {
 		t.Fatal("a class was graded without isolation")
 	}
-	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(ru.Error(err), "класс не проверяется без изоляции: ") || !strings.Contains(ru.Error(err), "--no-isolation") {
+	if !errors.Is(err, class.ErrNotIsolated) || !strings.HasPrefix(ru.Error(err), "без изоляции класс не проверяется: ") || !strings.Contains(ru.Error(err), "--no-isolation") {
 		t.Errorf("without isolation: %v / %q", err, ru.Error(err))
 	}
 }
