@@ -503,7 +503,8 @@ func typeProblem(t string, v any) i18n.Msg {
 	return i18n.Msg{}
 }
 
-// kindOf names the JSON type of a decoded value as jsonKind does ("a string"), as a message.
+// kindOf names the JSON type of a decoded value ("a string"), as a message; a value of no
+// JSON type by its Go type.
 func kindOf(v any) i18n.Msg {
 	switch v.(type) {
 	case nil:
@@ -519,7 +520,7 @@ func kindOf(v any) i18n.Msg {
 	case map[string]any:
 		return i18n.M("grader.kind.object")
 	}
-	return i18n.Raw(jsonKind(v))
+	return i18n.Raw(fmt.Sprintf("%T", v))
 }
 
 // seconds writes a number of seconds with prec decimals, as %.*f does ("2.5").

@@ -75,24 +75,6 @@ func jsonText(v any) string {
 	return clipText(string(b), 300)
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // sameJSON compares two values by their JSON form (numbers as float64).
 func sameJSON(a, b any) bool {
 	norm := func(v any) any {
