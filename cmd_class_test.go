@@ -54,6 +54,9 @@ func killProcessesUnder(t *testing.T, dir string) int {
 	t.Helper()
 	pids := processesUnder(dir)
 	for _, pid := range pids {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
+		t.Logf("killing process %d under %s: %s (cwd %s)", pid, dir, strings.ReplaceAll(string(cmdline), "\x00", " "), cwd)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	return len(pids)
@@ -135,7 +138,9 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the batch was not killed by SIGKILL (%v); it printed:\n%s", cmd.ProcessState, strings.Join(seen, "\n"))
 	}
-	killProcessesUnder(t, dir)
+	// The killed batch's sandboxes die with it, though not at the instant it does: wait for
+	// them (and end any left) before the second batch, so what outlives that one is its own.
+	survivorsUnder(t, dir)
 	store, err := class.OpenStore(filepath.Join(out, class.StoreFile))
 	if err != nil {
 		t.Fatal(err)
