@@ -1,7 +1,6 @@
 package grader
 
 import (
-	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -319,9 +318,9 @@ func (r *run) report() *Report {
 func (r *run) errorReport(err error) *Report {
 	r.rep.Status = StatusError
 	r.rep.Message = Sanitize(err.Error())
-	var e *i18n.Error
-	if errors.As(err, &e) && e.Error() == err.Error() {
-		r.rep.Why = &e.Msg
+	if i18n.IsMsg(err) {
+		why := i18n.ErrMsg(err)
+		r.rep.Why = &why
 	}
 	r.rep.Tests = []TestResult{}
 	r.rep.DurationMS = time.Since(r.start).Milliseconds()

@@ -102,15 +102,8 @@ func sayErr(file string, line int, m i18n.Msg) *SubmissionError {
 	return &SubmissionError{File: file, Line: line, Msg: m.English(), Why: m}
 }
 
-// errText is err's text as a message: its catalog message when err is, or wraps adding no
-// words, an *i18n.Error; else err's own text, the same in every language.
-func errText(err error) i18n.Msg {
-	var e *i18n.Error
-	if errors.As(err, &e) && e.Error() == err.Error() {
-		return e.Msg
-	}
-	return i18n.Raw(err.Error())
-}
+// errText is err's text as a message (i18n.ErrMsg).
+func errText(err error) i18n.Msg { return i18n.ErrMsg(err) }
 
 // readJSON decodes a workspace JSON file strictly enough to catch typos of our own keys,
 // giving file:line for syntax and type errors.

@@ -214,10 +214,25 @@ func (e *Error) Error() string { return e.Msg.English() }
 
 // Error words err in the localizer's language when err is, or wraps, an *Error whose text is
 // all of err's (no wrapping added words of its own); otherwise err's own text.
-func (l *Localizer) Error(err error) string {
+func (l *Localizer) Error(err error) string { return l.Say(ErrMsg(err)) }
+
+// ErrMsg is err's text as a message: its catalog message when err is, or wraps adding no
+// words of its own, an *Error; else Raw(err.Error()), the same in every language.
+func ErrMsg(err error) Msg {
+	m, _ := errMsg(err)
+	return m
+}
+
+// IsMsg reports whether err's text is all a catalog message (ErrMsg gives it).
+func IsMsg(err error) bool {
+	_, ok := errMsg(err)
+	return ok
+}
+
+func errMsg(err error) (Msg, bool) {
 	var e *Error
 	if errors.As(err, &e) && e.Error() == err.Error() {
-		return l.Say(e.Msg)
+		return e.Msg, true
 	}
-	return err.Error()
+	return Raw(err.Error()), false
 }
