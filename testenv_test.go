@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"testing"
 
 	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/internal/testenv"
@@ -13,4 +14,13 @@ import (
 func init() {
 	testenv.UseGoBuildCache()
 	os.Setenv(locale.EnvLang, locale.English)
+}
+
+// TestMain removes the kata binary the tests built (buildKata) once they are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if kataBuild.dir != "" {
+		os.RemoveAll(kataBuild.dir)
+	}
+	os.Exit(code)
 }
