@@ -325,7 +325,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		return err
 	}
 	r.api = api
-	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.env(exp.Env), box: r.box}
+	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.env(exp.Env), box: r.box, handshake: r.opts.handshake}
 	if r.hasRefusedFixture() {
 		closed, release, err := closedPortURL()
 		if err != nil {
@@ -341,7 +341,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 			r.api = nil
 			return err
 		}
-		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.env(ref.Env), box: r.box}
+		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.env(ref.Env), box: r.box, handshake: r.opts.handshake}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()

@@ -103,6 +103,16 @@ type launchSpec struct {
 	env      []string
 	// box is the run's sandbox (nil in the grader's own tests: a plain process group).
 	box *sandbox
+	// handshake, when set, replaces handshakeTimeout (Options.handshake: the grader's own tests).
+	handshake time.Duration
+}
+
+// handshakeWait is how long launchServer waits for the initialize exchange.
+func (spec launchSpec) handshakeWait() time.Duration {
+	if spec.handshake > 0 {
+		return spec.handshake
+	}
+	return handshakeTimeout
 }
 
 // start starts the process spec describes, with the memory limit of a server or client.
@@ -123,7 +133,7 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 	go filterStdout(proc.stdout, pw, viol, label)
 	client := mcp.NewClient(&mcp.Implementation{Name: "kata-grader", Version: "1"}, nil)
 	transport := &mcp.IOTransport{Reader: pr, Writer: proc.stdin, MaxLineLength: maxMessage + 1024}
-	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	hctx, cancel := context.WithTimeout(ctx, spec.handshakeWait())
 	defer cancel()
 	session, err := client.Connect(hctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
@@ -141,7 +151,7 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		case exited:
 			msg = i18n.M("harness.handshake.exited", "How", how)
 		case errors.Is(hctx.Err(), context.DeadlineExceeded):
-			msg = i18n.M("harness.handshake.timeout", "Timeout", handshakeTimeout.String())
+			msg = i18n.M("harness.handshake.timeout", "Timeout", spec.handshakeWait().String())
 		default:
 			msg = i18n.M("harness.handshake.failed", "Error", learnerJSONError(err.Error()))
 		}
