@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kata-mcp/kata/assistant"
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/ui/assistant"
 )
 
 // newExportCmd is the group of commands that write a kata in another tool's format.

@@ -12,10 +12,10 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui"
+	"github.com/kata-mcp/kata/workshop/learner"
 	"github.com/spf13/cobra"
 )
 

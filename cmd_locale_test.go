@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/ui/pages/drill"
 )

@@ -16,9 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kata-mcp/kata/assistant"
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/ui/assistant"
 )
 
 func newMCPCmd() *cobra.Command {

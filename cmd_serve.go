@@ -19,14 +19,14 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
-	"github.com/kata-mcp/kata/katas/workshop/server"
 	"github.com/kata-mcp/kata/ui"
-	uiworkshop "github.com/kata-mcp/kata/ui/workshop"
+	uiboard "github.com/kata-mcp/kata/ui/board"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
+	"github.com/kata-mcp/kata/workshop/learner"
+	"github.com/kata-mcp/kata/workshop/server"
 )
 
 func newServeCmd() *cobra.Command {
@@ -106,7 +106,7 @@ func newServeCmd() *cobra.Command {
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiworkshop.Run(ctx, run.Class, uiworkshop.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
+				errc <- uiboard.Run(ctx, run.Class, uiboard.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
 			}()
 			select {
 			case err = <-errc:

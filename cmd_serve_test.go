@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
 )
 
 // serveProc is a `kata serve` running headless in a subprocess.

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 )
 
 func newStatsCmd() *cobra.Command {

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 )
 

@@ -9,11 +9,11 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui"
 	"github.com/kata-mcp/kata/ui/markdown"
+	"github.com/kata-mcp/kata/workshop/learner"
 )
 
 // runTUIWith opens the terminal UI with opts, the look decided by ui.Theme from theme (a --theme

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 )
 
 // Status values of a report and of each test, as in the Exercism test-runner interface

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 )
 
 // StoreFile is the class results store's file name in the report folder.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 func member() Membership {

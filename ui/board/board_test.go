@@ -1,4 +1,4 @@
-package workshop
+package board
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	kw "github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/server"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	kw "github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/server"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // rig is a server.Class on a temporary SQLite file, and a board over it driven by hand.

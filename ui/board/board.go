@@ -1,9 +1,9 @@
-// Package workshop is the instructor's live board in `kata serve`'s terminal: learners ×
+// Package board is the instructor's live board in `kata serve`'s terminal: learners ×
 // the selected kata (layer reached, quiz score, last grade), the rules and items missed
 // most, who needs attention, the live quiz's distribution, and the keys that pace the class
 // and run the live quiz. It draws board.View values and calls the Class's actions; the
 // server behind it is someone else's business.
-package workshop
+package board
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/internal/i18n"
-	kw "github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
+	kw "github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
 )
 
 // Class is the workshop the board shows and acts on; *server.Class implements it.

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // Queue is the part of the progress store the agent uses; *progress.Store implements it.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // Defaults of Options.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/locale"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // web holds the board page, its script and its style: no external assets, so the page works

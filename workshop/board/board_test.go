@@ -9,7 +9,7 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 var t0 = time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)

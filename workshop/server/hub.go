@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // hub is one workshop as this server process holds it: its board (the fold of its events, in

@@ -8,8 +8,8 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
 )
 
 // Class is one workshop as its instructor drives it from this process: the board to draw and

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/server"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/server"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // instructor is a kata serve on loopback that can be stopped and started again on the same

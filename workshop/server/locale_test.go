@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // TestInstructorErrorsInTheReadersLanguage: a refused instructor action's error is English

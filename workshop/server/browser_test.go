@@ -19,8 +19,8 @@ import (
 	"golang.org/x/net/websocket"
 
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
 )
 
 // EnvScreenshots names a folder where the browser test leaves its screenshots (for a person

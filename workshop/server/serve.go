@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // Config is what `kata serve` starts with.

@@ -26,7 +26,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"github.com/kata-mcp/kata/katas/srs"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )

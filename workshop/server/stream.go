@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // Stream timings.

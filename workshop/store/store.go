@@ -26,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver, registered as "pgx"
 	_ "modernc.org/sqlite"             // pure-Go SQLite driver, registered as "sqlite"

@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
-	"github.com/kata-mcp/kata/katas/workshop/pgtest"
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
+	"github.com/kata-mcp/kata/workshop/pgtest"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

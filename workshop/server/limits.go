@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/kata-mcp/kata/katas/workshop/store"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // Limits are the server's rate limits: token buckets (golang.org/x/time/rate) of a rate per

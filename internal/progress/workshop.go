@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas/srs"
-	"github.com/kata-mcp/kata/katas/workshop"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // Membership is the workshop the learner joined with `kata join`: where its server is, who
