@@ -502,7 +502,7 @@ func TestQuizItemHidesTheKeyAndCheckAnswerGivesIt(t *testing.T) {
 
 // referenceDir is a reference folder of testdata/references.
 func referenceDir(kata, lang, ref string) string {
-	return filepath.Join("..", "..", "testdata", "references", kata, lang, ref)
+	return filepath.Join("..", "testdata", "references", kata, lang, ref)
 }
 
 func TestGradeReferences(t *testing.T) {

@@ -16,7 +16,7 @@ var t0 = time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
 
 func miniBoard(t *testing.T, opts Options) *Board {
 	t.Helper()
-	lib, err := katas.Discover(os.DirFS("../../testdata/packets"), "test")
+	lib, err := katas.Discover(os.DirFS("../../katas/testdata/packets"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ type instructor struct {
 
 func (in *instructor) start() {
 	t := in.t
-	lib, err := katas.Discover(os.DirFS("../../testdata/packets"), "test")
+	lib, err := katas.Discover(os.DirFS("../../katas/testdata/packets"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // testLib loads the test packets (mini-kata).
 func testLib(t testing.TB) *katas.Library {
 	t.Helper()
-	lib, err := katas.Discover(os.DirFS("../../testdata/packets"), "test")
+	lib, err := katas.Discover(os.DirFS("../../katas/testdata/packets"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
