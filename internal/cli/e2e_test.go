@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -79,7 +79,7 @@ func (s *tmuxSession) start(env []string, cmd ...string) {
 func buildKata(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "kata")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -129,7 +129,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	s.send("1 knowledge", "Escape")
 	s.send("press i to create it", "w") // task screen: the workspace does not exist yet
 	s.send("Created from the python template", "i")
-	ref := filepath.Join("testdata", "references", "mcp-structured-errors", "python", "correct")
+	ref := filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", "python", "correct")
 	for _, f := range []string{"server.py", "client.py"} {
 		b, err := os.ReadFile(filepath.Join(ref, f))
 		if err != nil {
@@ -223,7 +223,7 @@ func TestPracticeInTmux(t *testing.T) {
 	s.send("Copy which prompt to the clipboard?", "c")
 	s.send("to the clipboard (OSC 52", "a")
 	buf := s.tmux("show-buffer")
-	prompt, err := os.ReadFile(filepath.Join("packets", "mcp-engineering", "prompts", "01-write-the-server-config.md"))
+	prompt, err := os.ReadFile(filepath.Join("..", "..", "packets", "mcp-engineering", "prompts", "01-write-the-server-config.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := lib.Get("mcp-structured-errors")
-	refs := filepath.Join("testdata", "references", "mcp-structured-errors", "python")
+	refs := filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", "python")
 	for mode, isolation := range modes {
 		t.Run(mode+"/sigkill", func(t *testing.T) {
 			t.Parallel()

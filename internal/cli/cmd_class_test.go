@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ func classOf(t *testing.T, learners map[string]string) string {
 		}
 		parts := strings.SplitN(ref, "/", 3)
 		p, _ := lib.Get(parts[0])
-		if err := references.Workspace(p, parts[1], filepath.Join("testdata", "references", ref), ws); err != nil {
+		if err := references.Workspace(p, parts[1], filepath.Join("..", "..", "testdata", "references", ref), ws); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -205,7 +205,7 @@ func TestPacketsFromFolders(t *testing.T) {
 // file (```json file=hello-kata/packet.json) and writes them under dir.
 func docExample(t *testing.T, dir string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("docs", "packets.md"))
+	f, err := os.Open(filepath.Join("..", "..", "docs", "packets.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestValidateReferences(t *testing.T) {
 			return regexp.MustCompile(`"languages": \[[^]]*\]`).ReplaceAllString(s, `"languages": ["python"]`)
 		},
 	})
-	out, errs, code := runKata(t, "validate", pk, "--references", filepath.Join("testdata", "references"))
+	out, errs, code := runKata(t, "validate", pk, "--references", filepath.Join("..", "..", "testdata", "references"))
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -78,7 +78,7 @@ func referenceWorkspace(t *testing.T, ref string) string {
 	}
 	p, _ := lib.Get("mcp-structured-errors")
 	dir := filepath.Join(t.TempDir(), "ws")
-	if err := references.Workspace(p, "python", filepath.Join("testdata", "references", p.ID, "python", ref), dir); err != nil {
+	if err := references.Workspace(p, "python", filepath.Join("..", "..", "testdata", "references", p.ID, "python", ref), dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -166,7 +166,7 @@ func TestMCPServerBinary(t *testing.T) {
 	})
 
 	t.Run("typescript-sdk", func(t *testing.T) {
-		client := filepath.Join("testdata", "mcp-client")
+		client := filepath.Join("..", "..", "testdata", "mcp-client")
 		installTSClient(t, client)
 		ws := referenceWorkspace(t, "correct")
 		cmd := exec.Command("node", "client.mjs", bin, ws)

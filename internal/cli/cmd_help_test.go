@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -106,7 +106,7 @@ func TestHelpCatalogIsTheCode(t *testing.T) {
 	if flags < 60 {
 		t.Fatalf("only %d flags", flags)
 	}
-	src, err := os.ReadFile(filepath.Join("internal", "i18n", "cli.en.toml"))
+	src, err := os.ReadFile(filepath.Join("..", "i18n", "cli.en.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

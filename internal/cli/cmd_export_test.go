@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"archive/zip"
@@ -111,7 +111,7 @@ func TestExportGradescope(t *testing.T) {
 		{"broken, uploaded as a folder", "node", "broken-retry-after-string", "my-workspace", nil},
 		{"no workspace", "", "", "", nil},
 	}
-	want, err := references.ReadExpectation(filepath.Join("testdata", "references", "mcp-structured-errors", "node", "broken-retry-after-string"))
+	want, err := references.ReadExpectation(filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", "node", "broken-retry-after-string"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestExportGradescope(t *testing.T) {
 			sub := filepath.Join(root, "submission")
 			os.MkdirAll(sub, 0o755)
 			if c.lang != "" {
-				if err := references.Workspace(p, c.lang, filepath.Join("testdata", "references", "mcp-structured-errors", c.lang, c.ref), filepath.Join(sub, c.sub)); err != nil {
+				if err := references.Workspace(p, c.lang, filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", c.lang, c.ref), filepath.Join(sub, c.sub)); err != nil {
 					t.Fatal(err)
 				}
 			} else {
@@ -323,7 +323,7 @@ func TestExportClassroom(t *testing.T) {
 	lib := library(t)
 	p, _ := lib.Get("mcp-structured-errors")
 	correct := filepath.Join(t.TempDir(), "correct")
-	if err := references.Workspace(p, "python", filepath.Join("testdata", "references", "mcp-structured-errors", "python", "correct"), correct); err != nil {
+	if err := references.Workspace(p, "python", filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", "python", "correct"), correct); err != nil {
 		t.Fatal(err)
 	}
 	code, res = classroomScore(t, bin, command, correct)
