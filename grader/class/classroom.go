@@ -54,10 +54,10 @@ func ClassroomResult(p *katas.Packet, r *grader.Report) ([]byte, error) {
 			TestCode: "kata grade .", ExecutionTime: fmt.Sprintf("%.2fs", float64(r.DurationMS)/1000)})
 	}
 	for _, t := range r.Tests {
-		ct := classroomTest{Name: fmt.Sprintf("%s (%s)", t.Name, stepTag(t.TaskID)), Status: t.Status, TestCode: "kata grade . # " + t.ID,
+		ct := classroomTest{Name: fmt.Sprintf("%s (%s)", t.Name, stepTag(t.Step)), Status: t.Status, TestCode: "kata grade . # " + t.ID,
 			ExecutionTime: fmt.Sprintf("%.2fs", t.Duration.Seconds())}
 		if t.Status == grader.StatusPass {
-			ct.Score = round2(s.TestMax(t.TaskID))
+			ct.Score = round2(s.TestMax(t.Step))
 		} else {
 			ct.Message = t.Message
 		}

@@ -62,7 +62,7 @@ func WriteGradescope(w io.Writer, p *katas.Packet, r *grader.Report) error {
 			Output: r.Message, Tags: []string{"grading"}})
 	}
 	for _, t := range r.Tests {
-		gt := gradescopeTest{Name: t.Name, MaxScore: round2(s.TestMax(t.TaskID)), Status: "failed", Tags: []string{stepTag(t.TaskID)},
+		gt := gradescopeTest{Name: t.Name, MaxScore: round2(s.TestMax(t.Step)), Status: "failed", Tags: []string{stepTag(t.Step)},
 			Extra: map[string]any{"id": t.ID, "kata_status": t.Status}}
 		if t.Status == grader.StatusPass {
 			gt.Score, gt.Status = gt.MaxScore, "passed"

@@ -7,15 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui"
-	"github.com/kata-mcp/kata/workshop/learner"
 	"github.com/spf13/cobra"
 )
 
@@ -68,8 +66,8 @@ func newGradeCmd() *cobra.Command {
 					}
 				}
 			}
-			rec := &gradeRecorder{errw: errw, loc: i18n.New(userLocale(cmd))} // saves each run to the progress store; never fails grading
-			defer rec.close()
+			rec := record.New(errw, i18n.New(userLocale(cmd))) // saves each run to the progress store; never fails grading
+			defer rec.Close()
 			// gradeOnce grades and writes the report; after an earlier grading (prev, in
 			// --watch) the text says only what changed and the first failure. With --kata, a
 			// workspace of another kata gets a report that says so instead of a grading.
@@ -82,7 +80,7 @@ func newGradeCmd() *cobra.Command {
 					rep = grader.Grade(ctx, lib, dir, opts)
 				}
 				if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
-					rec.record(rep)
+					rec.Record(rep)
 				}
 				if opts.Progress != nil {
 					fmt.Fprint(errw, "\r\x1b[K")
@@ -199,65 +197,6 @@ func writeReportFiles(rep *grader.Report, resultsFile, junitFile string) error {
 		return err
 	}
 	return write(junitFile, grader.WriteJUnit)
-}
-
-// gradeRecorder saves `kata grade` runs in the progress store. Progress is a side effect:
-// a store that cannot be opened or written is reported once on stderr and grading goes on.
-type gradeRecorder struct {
-	errw   io.Writer
-	loc    *i18n.Localizer
-	store  *progress.Store
-	tried  bool
-	warned bool
-}
-
-// record saves one run's kata, workspace, seed, status, counts and duration.
-func (g *gradeRecorder) record(rep *grader.Report) {
-	if rep == nil {
-		return
-	}
-	if !g.tried {
-		g.tried = true
-		path, err := progress.DefaultPath()
-		if err == nil {
-			g.store, err = progress.Open(path)
-		}
-		if err != nil {
-			g.warn(err)
-			return
-		}
-	}
-	if g.store == nil {
-		return
-	}
-	if err := g.store.RecordGrade(rep.GradeRun(time.Now())); err != nil {
-		g.warn(err)
-	}
-}
-
-func (g *gradeRecorder) warn(err error) {
-	if !g.warned {
-		g.warned = true
-		warning(g.errw, g.loc, i18n.M("out.run_not_saved", "Error", err))
-	}
-}
-
-// close sends the runs queued for a workshop the learner joined (briefly: the app sends
-// whatever is left when it runs) and closes the store.
-func (g *gradeRecorder) close() {
-	if g.store == nil {
-		return
-	}
-	if m, err := g.store.Membership(); err == nil && m != nil {
-		a := learner.New(g.store, learner.Options{})
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		if err := a.Flush(ctx); err != nil {
-			fmt.Fprintln(g.errw, g.loc.T("out.grade_waits", "Code", m.Code, "Error", err))
-		}
-		cancel()
-		a.Close()
-	}
-	g.store.Close()
 }
 
 // note writes "kata: note: …" with m, in loc's language, on w (stderr).

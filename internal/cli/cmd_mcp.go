@@ -11,14 +11,13 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/assistant"
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/record"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -43,13 +42,12 @@ func newMCPCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			errw := cmd.ErrOrStderr()
-			rec := &gradeRecorder{errw: errw}
-			defer rec.close()
-			var mu sync.Mutex // grades of different workspaces finish concurrently
+			rec := record.New(errw, i18n.New(userLocale(cmd))) // safe for grades that finish concurrently
+			defer rec.Close()
 			return assistant.Serve(ctx, localized(cmd, lib), assistant.Options{
 				Version: buildVersion(),
 				Logger:  slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})),
-				OnGrade: func(r *grader.Report) { mu.Lock(); defer mu.Unlock(); rec.record(r) },
+				OnGrade: rec.Record,
 			})
 		},
 	}
