@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kata-mcp/kata/internal/sqldb"
 )
 
 // SetLanguage records lang as the workspace language chosen for kata (a template folder's
@@ -15,7 +17,7 @@ func (s *Store) SetLanguage(kata, lang string, at time.Time) error {
 	}
 	return s.write("recording the language", func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO kata_languages(kata, language, at) VALUES(?, ?, ?)
-			ON CONFLICT(kata) DO UPDATE SET language = excluded.language, at = excluded.at`, kata, lang, ns(orNow(at)))
+			ON CONFLICT(kata) DO UPDATE SET language = excluded.language, at = excluded.at`, kata, lang, sqldb.NS(orNow(at)))
 		return err
 	})
 }

@@ -1,8 +1,10 @@
 package progress
 
 import (
+	"context"
 	"database/sql"
-	"fmt"
+
+	"github.com/kata-mcp/kata/internal/sqldb"
 )
 
 // migrations[i] takes the schema from version i to version i+1 (PRAGMA user_version). They
@@ -132,56 +134,11 @@ func languagesMigration() string {
 	);`
 }
 
+// schema is the progress store's migrations; its version is kept in PRAGMA user_version.
+var schema = sqldb.Schema{Dialect: sqldb.SQLite, VersionAt: sqldb.UserVersion, Migrations: migrations}
+
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
-var SchemaVersion = len(migrations)
+var SchemaVersion = schema.Version()
 
-// schemaVersion reads PRAGMA user_version.
-func schemaVersion(q interface {
-	QueryRow(string, ...any) *sql.Row
-}) (int, error) {
-	var v int
-	err := q.QueryRow(`PRAGMA user_version`).Scan(&v)
-	return v, err
-}
-
-// migrate brings the file's schema to SchemaVersion (Migrate with the progress store's
-// migrations).
-func migrate(db *sql.DB) error { return Migrate(db, migrations) }
-
-// Migrate brings an SQLite file's schema to version len(migrations) (PRAGMA user_version):
-// migrations[i] takes it from version i to i+1. A current file costs one read; an older one is
-// migrated under the write lock, in one transaction, re-reading the version there in case
-// another process migrated it meanwhile. A file of a newer version is refused untouched.
-func Migrate(db *sql.DB, migrations []string) error {
-	want := len(migrations)
-	v, err := schemaVersion(db)
-	if err != nil {
-		return err
-	}
-	if v > want {
-		return fmt.Errorf("schema version %d is newer than this kata's (%d); upgrade kata — the file was left untouched", v, want)
-	}
-	if v == want {
-		return nil
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return fmt.Errorf("migrating: %w", err)
-	}
-	defer tx.Rollback()
-	if v, err = schemaVersion(tx); err != nil {
-		return fmt.Errorf("migrating: %w", err)
-	}
-	for i := v; i < want; i++ {
-		if _, err := tx.Exec(migrations[i]); err != nil {
-			return fmt.Errorf("migrating schema v%d to v%d: %w", i, i+1, err)
-		}
-	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, want)); err != nil {
-		return fmt.Errorf("migrating: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrating: %w", err)
-	}
-	return nil
-}
+// migrate brings the file's schema to SchemaVersion (sqldb.Migrate).
+func migrate(db *sql.DB) error { return sqldb.Migrate(context.Background(), db, schema) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/sqldb"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -66,12 +67,12 @@ func kataStats(tx *sql.Tx, kata string, now time.Time) (KataStats, error) {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return k, err
 	}
-	k.BestAt = fromNS(bestAt)
+	k.BestAt = sqldb.FromNS(bestAt)
 
 	if k.LastGrade, err = lastGrade(tx, kata); err != nil {
 		return k, err
 	}
-	err = tx.QueryRow(`SELECT count(*), coalesce(sum(due <= ?), 0) FROM cards WHERE kata = ?`, ns(now), kata).Scan(&k.Cards, &k.Due)
+	err = tx.QueryRow(`SELECT count(*), coalesce(sum(due <= ?), 0) FROM cards WHERE kata = ?`, sqldb.NS(now), kata).Scan(&k.Cards, &k.Due)
 	return k, err
 }
 
@@ -92,7 +93,7 @@ func bestExam(tx *sql.Tx, kata string) (*ExamScore, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.Finished = fromNS(at)
+	e.Finished = sqldb.FromNS(at)
 	return &e, nil
 }
 
@@ -122,7 +123,7 @@ func lastGrade(tx *sql.Tx, kata string) (*GradeRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Duration, g.At = time.Duration(dur), fromNS(at)
+	g.Duration, g.At = time.Duration(dur), sqldb.FromNS(at)
 	return &g, nil
 }
 
@@ -196,12 +197,12 @@ func (s *Store) Stats(now time.Time) (Stats, error) {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		st.BestAt = fromNS(bestAt)
+		st.BestAt = sqldb.FromNS(bestAt)
 		if st.LastGrade, err = lastGrade(tx, "*"); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM grade_runs), (SELECT count(*) FROM reviews),
-			(SELECT count(*) FROM cards), (SELECT count(*) FROM cards WHERE due <= ?)`, ns(now)).Scan(&st.GradeRuns, &st.Reviews, &st.Cards, &st.Due); err != nil {
+			(SELECT count(*) FROM cards), (SELECT count(*) FROM cards WHERE due <= ?)`, sqldb.NS(now)).Scan(&st.GradeRuns, &st.Reviews, &st.Cards, &st.Due); err != nil {
 			return err
 		}
 		return openStats(tx, &st)

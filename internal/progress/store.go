@@ -19,24 +19,22 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/adrg/xdg"
 
+	"github.com/kata-mcp/kata/internal/sqldb"
 	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/workshop"
-
-	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
 // EnvPath names the environment variable that overrides the progress file's path.
 const EnvPath = "KATA_STATE"
 
 // BusyTimeout is how long a write waits for another connection's or process's write lock
-// before failing with SQLITE_BUSY.
-const BusyTimeout = 10 * time.Second
+// (sqldb.BusyTimeout, the same for every store of kata's).
+const BusyTimeout = sqldb.BusyTimeout
 
 // Store is an open progress file. Its methods are safe for concurrent use, and several Stores
 // (in one or many processes) may share a file.
@@ -61,22 +59,6 @@ func DefaultPath() (string, error) {
 	return filepath.Join(xdg.StateHome, "kata", "progress.db"), nil
 }
 
-// dsn builds the driver's "file:" URI for path: '%', '?' and '#' are percent-encoded so any
-// file name survives, then busy_timeout (first, so the others wait for locks), foreign keys,
-// WAL, synchronous FULL (a commit is on disk when it returns, so it survives power loss, not
-// only a killed process), and IMMEDIATE write transactions.
-func dsn(path string) string { return DSN(path) }
-
-// DSN is the driver's "file:" URI for an SQLite file of kata's (the progress store, the class
-// results store): path with '%', '?' and '#' percent-encoded, then busy_timeout (BusyTimeout),
-// foreign keys, WAL, synchronous FULL and IMMEDIATE write transactions. Open it with
-// sql.Open("sqlite", DSN(path)); this package registers the driver (modernc.org/sqlite).
-func DSN(path string) string {
-	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate",
-		esc, BusyTimeout.Milliseconds())
-}
-
 // Open opens (creating it and its folder if needed) the progress file at path and migrates an
 // older schema to the current one. A file written by a newer kata (higher schema version) is
 // refused untouched. Errors name the path.
@@ -95,7 +77,7 @@ func Open(path string) (*Store, error) {
 	if err := writable(path); err != nil {
 		return nil, fmt.Errorf("progress store %s: %w", path, err)
 	}
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sqldb.OpenSQLite(path)
 	if err != nil {
 		return nil, fmt.Errorf("progress store %s: %w", path, err)
 	}
@@ -173,22 +155,6 @@ func (s *Store) read(what string, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// ns is t as Unix nanoseconds; 0 for the zero time.
-func ns(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// fromNS is the inverse of ns, in UTC.
-func fromNS(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
 // orNow is t, or the current time when t is zero.
 func orNow(t time.Time) time.Time {
 	if t.IsZero() {
@@ -220,14 +186,14 @@ func (s *Store) LayerRead(kata, layer string, at time.Time) error {
 	if kata == "" || layer == "" {
 		return fmt.Errorf("progress store %s: layer read: kata %q and layer %q must both be set", s.path, kata, layer)
 	}
-	t := ns(orNow(at))
+	t := sqldb.NS(orNow(at))
 	return s.queueing(s.write("recording a layer read", func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO layer_reads(kata, layer, first_at, last_at, reads) VALUES(?, ?, ?, ?, 1)
 			ON CONFLICT(kata, layer) DO UPDATE SET last_at = max(last_at, excluded.last_at), reads = reads + 1`,
 			kata, layer, t, t); err != nil {
 			return err
 		}
-		_, err := enqueueTx(tx, workshop.Event{Kind: workshop.KindLayer, Kata: kata, Layer: layer, At: fromNS(t)})
+		_, err := enqueueTx(tx, workshop.Event{Kind: workshop.KindLayer, Kata: kata, Layer: layer, At: sqldb.FromNS(t)})
 		return err
 	}))
 }
@@ -262,7 +228,7 @@ func (s *Store) insertAnswer(tx *sql.Tx, a Answer, kind string, attempt int64) e
 	}
 	if _, err := tx.Exec(`INSERT INTO answers(kata, item_id, card_id, chosen, correct, elapsed_ns, at, attempt_id)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Kata, a.ItemID, a.CardID, jsonList(a.Chosen), a.Correct, int64(a.Elapsed), ns(at), att); err != nil {
+		a.Kata, a.ItemID, a.CardID, jsonList(a.Chosen), a.Correct, int64(a.Elapsed), sqldb.NS(at), att); err != nil {
 		return err
 	}
 	_, err := s.reviewTx(tx, a.CardID, kind, a.Kata, a.Kata+"/"+a.ItemID, srs.Rate(a.Correct, a.Elapsed, FastAnswer), at)
@@ -293,7 +259,7 @@ func (s *Store) StartAttempt(a Attempt) (int64, error) {
 	var id int64
 	err := s.write("starting an exam attempt", func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO attempts(katas, seed, items, limit_ns, started_at) VALUES(?, ?, ?, ?, ?)`,
-			jsonList(a.Katas), a.Seed, jsonList(a.Items), int64(a.Limit), ns(orNow(a.Started)))
+			jsonList(a.Katas), a.Seed, jsonList(a.Items), int64(a.Limit), sqldb.NS(orNow(a.Started)))
 		if err != nil {
 			return err
 		}
@@ -323,7 +289,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (*Attempt, error) {
 	if a.Items, err = parseList("attempts.items", items); err != nil {
 		return nil, err
 	}
-	a.Limit, a.Started, a.Finished = time.Duration(limit), fromNS(started), fromNS(finished)
+	a.Limit, a.Started, a.Finished = time.Duration(limit), sqldb.FromNS(started), sqldb.FromNS(finished)
 	return &a, nil
 }
 
@@ -377,7 +343,7 @@ func (s *Store) SaveExamAnswer(attemptID int64, ref string, chosen []string, fla
 		}
 		_, err := tx.Exec(`INSERT INTO exam_answers(attempt_id, ref, chosen, flagged, at) VALUES(?, ?, ?, ?, ?)
 			ON CONFLICT(attempt_id, ref) DO UPDATE SET chosen = excluded.chosen, flagged = excluded.flagged, at = excluded.at`,
-			attemptID, ref, jsonList(chosen), flagged, ns(orNow(at)))
+			attemptID, ref, jsonList(chosen), flagged, sqldb.NS(orNow(at)))
 		return err
 	})
 }
@@ -403,7 +369,7 @@ func (s *Store) ExamAnswers(attemptID int64) (map[string]ExamAnswer, error) {
 			if ea.Chosen, err = parseList("exam_answers.chosen", chosen); err != nil {
 				return err
 			}
-			ea.At = fromNS(at)
+			ea.At = sqldb.FromNS(at)
 			out[ref] = ea
 		}
 		return rows.Err()
@@ -430,7 +396,7 @@ func (s *Store) FinishAttempt(a Attempt, answers []Answer) error {
 			return err
 		}
 		if _, err := tx.Exec(`UPDATE attempts SET finished_at = ?, points = ?, max = ?, scaled = ?, passed = ? WHERE id = ?`,
-			ns(orNow(a.Finished)), a.Points, a.Max, a.Scaled, a.Passed, a.ID); err != nil {
+			sqldb.NS(orNow(a.Finished)), a.Points, a.Max, a.Scaled, a.Passed, a.ID); err != nil {
 			return err
 		}
 		for i, an := range answers {
@@ -453,7 +419,7 @@ func (s *Store) AbandonAttempt(id int64) error {
 		if err := checkOpen(tx, id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE attempts SET abandoned_at = ? WHERE id = ?`, ns(time.Now()), id)
+		_, err := tx.Exec(`UPDATE attempts SET abandoned_at = ? WHERE id = ?`, sqldb.NS(time.Now()), id)
 		return err
 	})
 }
@@ -469,7 +435,7 @@ func (s *Store) RecordGrade(g GradeRun) error {
 	return s.queueing(s.write("recording a grading run", func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO grade_runs(kata, workspace, seed, status, passed, failed, errored, duration_ns, at)
 			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			g.Kata, g.Workspace, g.Seed, g.Status, g.Passed, g.Failed, g.Errored, int64(g.Duration), ns(orNow(g.At))); err != nil {
+			g.Kata, g.Workspace, g.Seed, g.Status, g.Passed, g.Failed, g.Errored, int64(g.Duration), sqldb.NS(orNow(g.At))); err != nil {
 			return err
 		}
 		if g.Kata == "" {
@@ -494,7 +460,7 @@ func scanCard(row interface{ Scan(...any) error }, lead ...any) (srs.Card, error
 	if err := row.Scan(append(lead, &due, &c.Stability, &c.Difficulty, &reps, &lapses, &state, &stepN, &last)...); err != nil {
 		return c, err
 	}
-	c.Due, c.LastReview, c.Reps, c.Lapses, c.State, c.Step = fromNS(due), fromNS(last), reps, lapses, srs.State(state), stepN
+	c.Due, c.LastReview, c.Reps, c.Lapses, c.State, c.Step = sqldb.FromNS(due), sqldb.FromNS(last), reps, lapses, srs.State(state), stepN
 	return c, nil
 }
 
@@ -510,11 +476,11 @@ func (s *Store) reviewTx(tx *sql.Tx, cardID, kind, kata, ref string, r srs.Ratin
 		ON CONFLICT(card_id) DO UPDATE SET kind = excluded.kind, kata = excluded.kata, ref = excluded.ref,
 			due = excluded.due, stability = excluded.stability, difficulty = excluded.difficulty, reps = excluded.reps,
 			lapses = excluded.lapses, state = excluded.state, step = excluded.step, last_review = excluded.last_review`,
-		cardID, kind, kata, ref, ns(c.Due), c.Stability, c.Difficulty, c.Reps, c.Lapses, int(c.State), c.Step, ns(c.LastReview)); err != nil {
+		cardID, kind, kata, ref, sqldb.NS(c.Due), c.Stability, c.Difficulty, c.Reps, c.Lapses, int(c.State), c.Step, sqldb.NS(c.LastReview)); err != nil {
 		return c, err
 	}
 	_, err = tx.Exec(`INSERT INTO reviews(card_id, rating, at, state, due, stability, difficulty) VALUES(?, ?, ?, ?, ?, ?, ?)`,
-		cardID, int(r), ns(at), int(c.State), ns(c.Due), c.Stability, c.Difficulty)
+		cardID, int(r), sqldb.NS(at), int(c.State), sqldb.NS(c.Due), c.Stability, c.Difficulty)
 	return c, err
 }
 
@@ -546,7 +512,7 @@ func (s *Store) Due(now time.Time, katas []string) ([]DueCard, error) {
 	err := s.read("listing due cards", func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT card_id, kind, kata, ref, `+cardCols+` FROM cards
 			WHERE due <= ? AND (? = '[]' OR kata IN (SELECT value FROM json_each(?)))
-			ORDER BY due, card_id`, ns(now), jsonList(katas), jsonList(katas))
+			ORDER BY due, card_id`, sqldb.NS(now), jsonList(katas), jsonList(katas))
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/sqldb"
 	"github.com/kata-mcp/kata/katas/srs"
 	"github.com/kata-mcp/kata/workshop"
 )
@@ -91,7 +92,7 @@ func enqueueTx(tx *sql.Tx, events ...workshop.Event) (int, error) {
 			return n, err
 		}
 		if _, err := tx.Exec(`INSERT INTO workshop_outbox(event_id, body, queued_at) VALUES(?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
-			e.ID, string(body), ns(time.Now())); err != nil {
+			e.ID, string(body), sqldb.NS(time.Now())); err != nil {
 			return n, err
 		}
 		n++
@@ -137,7 +138,7 @@ func (s *Store) JoinWorkshop(m Membership) error {
 		_, err := tx.Exec(`INSERT INTO workshop_membership(id, base, code, learner, token, name, katas, joined_at, state) VALUES(1, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET base = excluded.base, code = excluded.code, learner = excluded.learner, token = excluded.token,
 				name = excluded.name, katas = excluded.katas, joined_at = excluded.joined_at, state = excluded.state`,
-			m.Base, m.Code, m.Learner, m.Token, m.Name, jsonList(m.Katas), ns(orNow(m.Joined)), string(st))
+			m.Base, m.Code, m.Learner, m.Token, m.Name, jsonList(m.Katas), sqldb.NS(orNow(m.Joined)), string(st))
 		return err
 	})
 }
@@ -165,7 +166,7 @@ func (s *Store) Membership() (*Membership, error) {
 		if err := json.Unmarshal([]byte(state), &mm.State); err != nil {
 			return fmt.Errorf("column workshop_membership.state: %w", err)
 		}
-		mm.Joined = fromNS(joined)
+		mm.Joined = sqldb.FromNS(joined)
 		m = &mm
 		return nil
 	})

@@ -18,18 +18,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/sqldb"
 	"github.com/kata-mcp/kata/workshop"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver, registered as "pgx"
-	_ "modernc.org/sqlite"             // pure-Go SQLite driver, registered as "sqlite"
 )
 
 // Errors the store returns (wrapped with what was being done).
@@ -76,7 +74,7 @@ type Learner struct {
 // Store is an open workshop database. Its methods are safe for concurrent use.
 type Store struct {
 	db   *sql.DB
-	d    dialect
+	d    sqldb.Dialect
 	dsn  string
 	desc string // what errors name: the file, or the PostgreSQL host and database
 	// appends feeds the writer (Append); quit stops it and written closes when it stopped.
@@ -98,7 +96,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{dsn: dsn, desc: dsn}
 	var err error
 	if IsPostgres(dsn) {
-		s.d = postgresDialect
+		s.d = sqldb.Postgres
 		s.desc = describePostgres(dsn)
 		s.db, err = sql.Open("pgx", dsn)
 		if err == nil {
@@ -107,13 +105,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			err = s.db.PingContext(ctx)
 		}
 	} else {
-		s.d = sqliteDialect
-		if dir := filepath.Dir(dsn); dir != "" {
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return nil, fmt.Errorf("workshop store %s: %w", dsn, err)
-			}
-		}
-		s.db, err = sql.Open("sqlite", sqliteDSN(dsn))
+		s.d = sqldb.SQLite
+		s.db, err = sqldb.OpenSQLite(dsn)
 	}
 	if err != nil {
 		if s.db != nil {
@@ -121,7 +114,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("workshop store %s: %w", s.desc, err)
 	}
-	if err := migrate(ctx, s.db, s.d); err != nil {
+	if err := sqldb.Migrate(ctx, s.db, schema(s.d)); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("workshop store %s: %w", s.desc, err)
 	}
@@ -140,13 +133,6 @@ func describePostgres(dsn string) string {
 	return dsn
 }
 
-// sqliteDSN is the modernc.org/sqlite URI for path: busy timeout, foreign keys, WAL,
-// synchronous FULL (a committed event survives a power cut) and IMMEDIATE transactions.
-func sqliteDSN(path string) string {
-	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + esc + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
-}
-
 // Close stops the writer (appends in its hands are finished first) and closes the database.
 func (s *Store) Close() error {
 	s.once.Do(func() { close(s.quit) })
@@ -155,7 +141,7 @@ func (s *Store) Close() error {
 }
 
 // Postgres reports whether the store is on PostgreSQL.
-func (s *Store) Postgres() bool { return s.d.dollar }
+func (s *Store) Postgres() bool { return s.d.Dollar }
 
 // DSN is what the store was opened with.
 func (s *Store) DSN() string { return s.dsn }
@@ -184,19 +170,8 @@ func (s *Store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) 
 	return s.wrap(what, tx.Commit())
 }
 
-func ns(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNS(n sql.NullInt64) time.Time {
-	if !n.Valid || n.Int64 == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
-}
+// fromNS is a nullable time column as a time (sqldb.FromNS; NULL is the zero time).
+func fromNS(n sql.NullInt64) time.Time { return sqldb.FromNS(n.Int64) }
 
 func katasJSON(ks []string) string {
 	b, _ := json.Marshal(append([]string{}, ks...))
@@ -259,7 +234,7 @@ func (s *Store) OpenWorkshop(ctx context.Context, katas []string, now time.Time)
 			}
 		}
 		var err error
-		w, err = scanWorkshop(tx.QueryRowContext(ctx, s.d.q(`SELECT `+workshopCols+` FROM workshops
+		w, err = scanWorkshop(tx.QueryRowContext(ctx, s.d.Q(`SELECT `+workshopCols+` FROM workshops
 			WHERE katas = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1`), katasJSON(ks)))
 		if err == nil || !errors.Is(err, ErrNotFound) {
 			return err
@@ -286,37 +261,37 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, katas []string, now ti
 	for range 20 {
 		code := newCode()
 		var n int
-		if err := tx.QueryRowContext(ctx, s.d.q(`SELECT count(*) FROM workshops WHERE code = ?`), code).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM workshops WHERE code = ?`), code).Scan(&n); err != nil {
 			return Workshop{}, err
 		}
 		if n > 0 {
 			continue
 		}
 		var id int64
-		if err := tx.QueryRowContext(ctx, s.d.q(`INSERT INTO workshops(code, katas, created_at) VALUES(?, ?, ?) RETURNING id`),
-			code, katasJSON(katas), ns(now)).Scan(&id); err != nil {
+		if err := tx.QueryRowContext(ctx, s.d.Q(`INSERT INTO workshops(code, katas, created_at) VALUES(?, ?, ?) RETURNING id`),
+			code, katasJSON(katas), sqldb.NS(now)).Scan(&id); err != nil {
 			return Workshop{}, err
 		}
-		return Workshop{ID: id, Code: code, Katas: katas, Created: time.Unix(0, ns(now)).UTC()}, nil
+		return Workshop{ID: id, Code: code, Katas: katas, Created: time.Unix(0, sqldb.NS(now)).UTC()}, nil
 	}
 	return Workshop{}, errors.New("no free join code after 20 draws")
 }
 
 // Workshop returns the workshop with id.
 func (s *Store) Workshop(ctx context.Context, id int64) (Workshop, error) {
-	w, err := scanWorkshop(s.db.QueryRowContext(ctx, s.d.q(`SELECT `+workshopCols+` FROM workshops WHERE id = ?`), id))
+	w, err := scanWorkshop(s.db.QueryRowContext(ctx, s.d.Q(`SELECT `+workshopCols+` FROM workshops WHERE id = ?`), id))
 	return w, s.wrap(fmt.Sprintf("reading workshop %d", id), err)
 }
 
 // WorkshopByCode returns the workshop whose join code is code (open or closed).
 func (s *Store) WorkshopByCode(ctx context.Context, code string) (Workshop, error) {
-	w, err := scanWorkshop(s.db.QueryRowContext(ctx, s.d.q(`SELECT `+workshopCols+` FROM workshops WHERE code = ?`), code))
+	w, err := scanWorkshop(s.db.QueryRowContext(ctx, s.d.Q(`SELECT `+workshopCols+` FROM workshops WHERE code = ?`), code))
 	return w, s.wrap("finding the join code", err)
 }
 
 // AddInstructor stores the hash of a new instructor token for workshop id.
 func (s *Store) AddInstructor(ctx context.Context, id int64, tokenHash string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.d.q(`INSERT INTO instructors(token_hash, workshop_id, created_at) VALUES(?, ?, ?)`), tokenHash, id, ns(now))
+	_, err := s.db.ExecContext(ctx, s.d.Q(`INSERT INTO instructors(token_hash, workshop_id, created_at) VALUES(?, ?, ?)`), tokenHash, id, sqldb.NS(now))
 	return s.wrap("adding an instructor token", err)
 }
 
@@ -324,7 +299,7 @@ func (s *Store) AddInstructor(ctx context.Context, id int64, tokenHash string, n
 // tokenHash, ErrNotFound when none does.
 func (s *Store) InstructorWorkshop(ctx context.Context, tokenHash string) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT workshop_id FROM instructors WHERE token_hash = ?`), tokenHash).Scan(&id)
+	err := s.db.QueryRowContext(ctx, s.d.Q(`SELECT workshop_id FROM instructors WHERE token_hash = ?`), tokenHash).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}
@@ -337,7 +312,7 @@ func (s *Store) LearnerByToken(ctx context.Context, tokenHash string) (Learner, 
 		l            Learner
 		joined, left sql.NullInt64
 	)
-	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT id, workshop_id, name, joined_at, left_at FROM learners WHERE token_hash = ?`), tokenHash).
+	err := s.db.QueryRowContext(ctx, s.d.Q(`SELECT id, workshop_id, name, joined_at, left_at FROM learners WHERE token_hash = ?`), tokenHash).
 		Scan(&l.ID, &l.Workshop, &l.Name, &joined, &left)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
@@ -349,13 +324,13 @@ func (s *Store) LearnerByToken(ctx context.Context, tokenHash string) (Learner, 
 // Learners counts a workshop's learners who joined and have not left.
 func (s *Store) Learners(ctx context.Context, id int64) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT count(*) FROM learners WHERE workshop_id = ? AND left_at IS NULL`), id).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM learners WHERE workshop_id = ? AND left_at IS NULL`), id).Scan(&n)
 	return n, s.wrap("counting learners", err)
 }
 
 // lockWorkshop reads workshop id inside tx, locking its row until the transaction ends.
 func (s *Store) lockWorkshop(ctx context.Context, tx *sql.Tx, id int64) (Workshop, error) {
-	return scanWorkshop(tx.QueryRowContext(ctx, s.d.q(`SELECT `+workshopCols+` FROM workshops WHERE id = ?`+s.d.forUpdate), id))
+	return scanWorkshop(tx.QueryRowContext(ctx, s.d.Q(`SELECT `+workshopCols+` FROM workshops WHERE id = ?`+s.d.ForUpdate), id))
 }
 
 // Join adds learner l (l.ID set by the caller, unique) with the hash of their token to
@@ -374,15 +349,15 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 		}
 		if maxLearners > 0 {
 			var n int
-			if err := tx.QueryRowContext(ctx, s.d.q(`SELECT count(*) FROM learners WHERE workshop_id = ?`), w.ID).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM learners WHERE workshop_id = ?`), w.ID).Scan(&n); err != nil {
 				return err
 			}
 			if n >= maxLearners {
 				return ErrFull
 			}
 		}
-		if _, err := tx.ExecContext(ctx, s.d.q(`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at) VALUES(?, ?, ?, ?, ?)`),
-			l.ID, w.ID, l.Name, tokenHash, ns(l.Joined)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.Q(`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at) VALUES(?, ?, ?, ?, ?)`),
+			l.ID, w.ID, l.Name, tokenHash, sqldb.NS(l.Joined)); err != nil {
 			return err
 		}
 		evs, _, err := s.appendTx(ctx, tx, w, l.ID, []workshop.Event{{ID: "joined", Kind: workshop.KindJoined, Name: l.Name, At: l.Joined}}, l.Joined)
@@ -402,7 +377,7 @@ func (s *Store) Leave(ctx context.Context, l Learner, now time.Time) (workshop.E
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.d.q(`UPDATE learners SET left_at = ? WHERE id = ? AND left_at IS NULL`), ns(now), l.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.Q(`UPDATE learners SET left_at = ? WHERE id = ? AND left_at IS NULL`), sqldb.NS(now), l.ID); err != nil {
 			return err
 		}
 		evs, _, err := s.appendTx(ctx, tx, w, l.ID, []workshop.Event{{ID: "left-" + strconv.FormatInt(now.UnixNano(), 36), Kind: workshop.KindLeft, At: now}}, now)
@@ -531,8 +506,8 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, w Workshop, learner st
 		dups   int
 		closed bool
 	)
-	now = time.Unix(0, ns(now)).UTC()
-	ins := s.d.q(`INSERT INTO events(workshop_id, seq, learner_id, event_id, kind, body, received_at) VALUES(?, ?, ?, ?, ?, ?, ?)
+	now = time.Unix(0, sqldb.NS(now)).UTC()
+	ins := s.d.Q(`INSERT INTO events(workshop_id, seq, learner_id, event_id, kind, body, received_at) VALUES(?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (workshop_id, learner_id, event_id) DO NOTHING`)
 	for _, e := range events {
 		e.Seq, e.Learner, e.Received = seq+1, learner, now
@@ -540,7 +515,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, w Workshop, learner st
 		if err != nil {
 			return nil, 0, err
 		}
-		res, err := tx.ExecContext(ctx, ins, w.ID, e.Seq, learner, e.ID, string(e.Kind), string(body), ns(now))
+		res, err := tx.ExecContext(ctx, ins, w.ID, e.Seq, learner, e.ID, string(e.Kind), string(body), sqldb.NS(now))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -561,9 +536,9 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, w Workshop, learner st
 	args := []any{seq, w.ID}
 	if closed {
 		upd = `UPDATE workshops SET last_seq = ?, closed_at = ? WHERE id = ?`
-		args = []any{seq, ns(now), w.ID}
+		args = []any{seq, sqldb.NS(now), w.ID}
 	}
-	if _, err := tx.ExecContext(ctx, s.d.q(upd), args...); err != nil {
+	if _, err := tx.ExecContext(ctx, s.d.Q(upd), args...); err != nil {
 		return nil, 0, err
 	}
 	if s.Postgres() {
@@ -581,7 +556,7 @@ func (s *Store) Events(ctx context.Context, id, after int64, limit int, publishe
 	if published {
 		query = `SELECT body FROM events WHERE workshop_id = ? AND learner_id = '' AND seq > ? ORDER BY seq LIMIT ?`
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.q(query), id, after, limit)
+	rows, err := s.db.QueryContext(ctx, s.d.Q(query), id, after, limit)
 	if err != nil {
 		return nil, s.wrap("reading events", err)
 	}
