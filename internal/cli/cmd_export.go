@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/assistant"
-	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader/autograder"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
@@ -59,7 +59,7 @@ func newExportGradescopeCmd() *cobra.Command {
 			var names []string
 			err = writeFileWith(out, func(w io.Writer) error {
 				var err error
-				names, err = class.ExportGradescope(w, p, class.GradescopeOptions{Binary: binary, Languages: langs, Seed: assignmentSeed(cmd, seed)})
+				names, err = autograder.ExportGradescope(w, p, autograder.GradescopeOptions{Binary: binary, Languages: langs, Seed: assignmentSeed(cmd, seed)})
 				return err
 			})
 			if err != nil {
@@ -116,7 +116,7 @@ func newExportClassroomCmd() *cobra.Command {
 			if parts := strings.SplitN(goVersion, ".", 3); len(parts) >= 2 {
 				goVersion = parts[0] + "." + parts[1]
 			}
-			paths, err := class.ExportClassroom(p, lang, args[1], class.ClassroomOptions{Module: kataModule, Version: version, Go: goVersion, Seed: assignmentSeed(cmd, seed)})
+			paths, err := autograder.ExportClassroom(p, lang, args[1], autograder.ClassroomOptions{Module: kataModule, Version: version, Go: goVersion, Seed: assignmentSeed(cmd, seed)})
 			if err != nil {
 				return err
 			}

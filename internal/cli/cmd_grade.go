@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader/autograder"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
@@ -74,7 +74,7 @@ func newGradeCmd() *cobra.Command {
 			gradeOnce := func(prev *grader.Report) (*grader.Report, error) {
 				var rep *grader.Report
 				if kata != "" {
-					rep = class.CheckKata(dir, kata, opts.Seed)
+					rep = autograder.CheckKata(dir, kata, opts.Seed)
 				}
 				if rep == nil {
 					rep = grader.Grade(ctx, lib, dir, opts)
@@ -159,7 +159,7 @@ func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, g
 		p = &katas.Packet{} // an unknown kata is worth nothing
 	}
 	if gradescope != "" {
-		if err := writeFileWith(gradescope, func(w io.Writer) error { return class.WriteGradescope(w, p, rep) }); err != nil {
+		if err := writeFileWith(gradescope, func(w io.Writer) error { return autograder.WriteGradescope(w, p, rep) }); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
@@ -168,7 +168,7 @@ func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, g
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
-		if err := class.WriteClassroomOutput(f, p, rep); err != nil {
+		if err := autograder.WriteClassroomOutput(f, p, rep); err != nil {
 			f.Close()
 			return fmt.Errorf("writing %s: %w", classroom, err)
 		}

@@ -1,4 +1,10 @@
-package class
+// Package autograder exports a kata to the autograders a learning platform runs, and turns one
+// grading run into their results: Gradescope (an autograder zip whose run_autograder writes
+// results.json, one test per kata test with its points and visibility) and GitHub Classroom
+// (a workflow and the base64 runner result its grading reporter adds up). A test's points come
+// from the grader's points (grader.Points: a step's points shared among its tests), so every
+// export scores one test the same way.
+package autograder
 
 import (
 	"archive/zip"

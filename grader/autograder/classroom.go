@@ -1,6 +1,7 @@
-package class
+package autograder
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -169,7 +170,11 @@ func ExportClassroom(p *katas.Packet, lang, dir string, o ClassroomOptions) ([]s
 		return nil, err
 	}
 	v := struct{ Kata, Lang, Go, Module, Version, Command string }{p.ID, lang, o.Go, o.Module, o.Version, ClassroomGradeCommand(p.ID, o.Seed)}
-	if err := writeFile(wf, func(w io.Writer) error { return classroomYAML.Execute(w, v) }); err != nil {
+	var yml bytes.Buffer
+	if err := classroomYAML.Execute(&yml, v); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(wf, yml.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
 	ignore := filepath.Join(dir, ".gitignore")
