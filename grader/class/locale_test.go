@@ -156,7 +156,7 @@ func TestHTMLReportInChromiumRussian(t *testing.T) {
 // in the reader's language (the folder still hidden when anonymized); the stored English
 // Message, which JSON and CSV carry, does not change.
 func TestCannotGradeInTheReadersLanguage(t *testing.T) {
-	why := i18n.M("class.board.no_quiz")
+	why := i18n.M("workshop.board.no_quiz")
 	dir := "/class/erin"
 	b := &Batch{Seed: 1, Results: []Result{{Learner: Learner{Name: "erin", Dir: dir},
 		Report: &grader.Report{Status: grader.StatusError, Message: why.English() + " in " + dir, Why: &why, Tests: []grader.TestResult{}}}}}
