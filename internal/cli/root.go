@@ -82,8 +82,8 @@ func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
 // its own screen, where stderr would be hidden behind it.
 func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 	loc := i18n.New(userLocale(cmd))
-	lib, err := katas.Discover(packets.FS, "embedded")
-	if err != nil {
+	lib := katas.NewLibrary()
+	if err := lib.AddCached(packets.FS, "embedded", katas.DefaultIndexCache()); err != nil {
 		warnSkipped(warn, loc, "embedded", err)
 	}
 	kataPath := filepath.SplitList(os.Getenv("KATA_PATH"))
