@@ -117,36 +117,3 @@ func PacketDigest(fsys fs.FS, dir string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-// BuildIndex returns the index of fsys's packet folders: those that load without a problem,
-// each with its digest and counts, as JSON (an IndexFile's contents).
-func BuildIndex(fsys fs.FS) ([]byte, error) {
-	names, err := packetFolders(fsys)
-	if err != nil {
-		return nil, err
-	}
-	shims := ShimsOf(fsys)
-	idx := map[string]indexEntry{}
-	for _, name := range names {
-		p, probs := CheckPacket(fsys, name, "")
-		if p == nil {
-			continue
-		}
-		file := path.Join(name, "packet.json")
-		src, _ := fs.ReadFile(fsys, file)
-		checkShims(file, src, &p.Manifest, shims, &probs)
-		if len(probs) > 0 {
-			continue
-		}
-		d, err := PacketDigest(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		idx[name] = indexEntry{Digest: d, Counts: p.Counts()}
-	}
-	b, err := json.MarshalIndent(idx, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
