@@ -60,7 +60,8 @@ func (ps *problems) say(rule RuleID, m i18n.Msg) {
 	*ps = append(*ps, problem{rule: rule, msg: m})
 }
 
-// sayNote records a note of the rule as a catalog message (see say).
+// sayNote records a note of the rule as a catalog message (see say): the call passed, with
+// something worth saying.
 func (ps *problems) sayNote(rule RuleID, m i18n.Msg) {
 	*ps = append(*ps, problem{rule: rule, msg: m, note: true})
 }
