@@ -41,7 +41,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	defer conn.close()
 	d := newDrawer(1)
 	f := p.Fixtures["server"].Fixtures[0] // lookup-ok
-	dr := d.draw(f, 0, "")
+	dr := d.draw(f, caseSpec{})
 	api.setOrder(dr.id, dr.beh)
 	b.ResetTimer()
 	start := time.Now()

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -97,8 +98,8 @@ type scenarioResult struct {
 	stopped bool
 }
 
-// playScenario runs one scenario against the client and records its decisions.
-func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioResult {
+// playScenario runs one case of a scenario against the client and records its decisions.
+func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenarioCase) scenarioResult {
 	var r scenarioResult
 	fail := func(broken bool, m i18n.Msg) scenarioResult {
 		r.problems.say(RuleClientProtocol, m)
@@ -165,7 +166,7 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 				r.problems.say(RuleClientBounded, i18n.MN("harness.client.never_stops", invokes, "MaxRetries", *d.policy.MaxRetries))
 				return r
 			}
-			pl := d.payloads[min(invokes-1, len(d.payloads)-1)]
+			pl := cs.payloads[min(invokes-1, len(cs.payloads)-1)]
 			if err := c.send(map[string]any{"type": "result", "result": pl}); err != nil {
 				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
 			}
@@ -248,48 +249,68 @@ func (r *run) runClientTests(ctx context.Context) {
 			r.record(t)
 			continue
 		}
-		if c == nil {
-			var err error
-			if c, err = startClient(r.clientSpec); err != nil {
-				t.Status = StatusError
-				t.setMessage(i18n.M("harness.client.start_failed", "Error", errText(err)))
-				r.record(t)
-				continue
-			}
-		}
-		mark := c.proc.stderr.mark()
-		res := playScenario(ctx, c, d)
-		probs := checkScenario(d, res)
-		if d.Pair != "" {
-			if prev, ok := pairs[d.Pair]; ok {
-				if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
-					probs.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
-				}
-			} else {
-				pairs[d.Pair] = pairSeen{id: d.ID, trace: res.trace}
-			}
-		}
-		proc := c.proc
-		if res.stopped {
-			t.Status = StatusError
-			probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
-		}
+		var probs problems
+		var output string
 		crashedAtStart := false
-		if res.broken {
-			stop()
-			if !res.stopped {
-				probs.say("", i18n.M("harness.client.restarted"))
+		for k, cs := range d.cases {
+			if c == nil {
+				var err error
+				if c, err = startClient(r.clientSpec); err != nil {
+					t.Status = StatusError
+					probs = problems{{msg: i18n.M("harness.client.start_failed", "Error", errText(err))}}
+					break
+				}
+			}
+			mark := c.proc.stderr.mark()
+			res := playScenario(ctx, c, d, cs)
+			cp := checkScenario(d, cs, res)
+			if d.Pair != "" {
+				key := fmt.Sprintf("%s#%d", d.Pair, k)
+				if prev, ok := pairs[key]; ok {
+					if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
+						cp.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
+					}
+				} else {
+					pairs[key] = pairSeen{id: d.ID, trace: res.trace}
+				}
+			}
+			proc := c.proc
+			if res.stopped {
+				t.Status = StatusError
+				probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
+				stop()
+				output += proc.stderr.since(mark, outputCap)
+				break
+			}
+			if res.broken {
+				stop()
+				cp.say("", i18n.M("harness.client.restarted"))
 				// A client that crashed or hung says why on its stderr: show the tail.
 				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
-					probs.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
-					crashedAtStart = len(res.trace) == 0
+					cp.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
+					crashedAtStart = k == 0 && len(res.trace) == 0
 				default:
-					probs.say("", i18n.M("harness.client.stderr_tail", "Tail", indent(tail, "  ")))
-					crashedAtStart = len(res.trace) == 0 && sameCrash == 0
+					cp.say("", i18n.M("harness.client.stderr_tail", "Tail", indent(tail, "  ")))
+					crashedAtStart = k == 0 && len(res.trace) == 0 && sameCrash == 0
 					lastTail, lastTailOf = tail, d.Name
 				}
+			}
+			output += proc.stderr.since(mark, outputCap)
+			if len(d.cases) > 1 {
+				for i := range cp {
+					cp[i].msg = i18n.M("harness.fixture.with_cases", "Cases", cs.variant, "Problems", cp[i].msg)
+				}
+			}
+			probs = append(probs, cp...)
+			if res.broken {
+				// The scenario has failed; a client that hung would only hang again on each
+				// further case, and the phase's budget is better spent on the next scenarios.
+				if rest := len(d.cases) - k - 1; rest > 0 {
+					probs.say("", i18n.MN("harness.client.cases_skipped", rest))
+				}
+				break
 			}
 		}
 		switch {
@@ -299,7 +320,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		default:
 			sameCrash = -1
 		}
-		t.Output = proc.stderr.since(mark, outputCap)
+		t.Output = clipTail(output, outputCap)
 		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 	if c != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kata-mcp/kata/katas"
@@ -44,34 +45,37 @@ func playSeeds(t *testing.T, p *katas.Packet, dir string, seeds int) map[int64][
 	}()
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		for _, d := range drawScenarios(p.Scenarios, p.Contract, seed) {
-			if c == nil {
-				var err error
-				if c, err = startClient(spec); err != nil {
-					t.Fatal(err)
+			for _, cs := range d.cases {
+				if c == nil {
+					var err error
+					if c, err = startClient(spec); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			res := playScenario(context.Background(), c, d)
-			if probs := checkScenario(d, res); len(probs) > 0 {
-				failed[seed] = append(failed[seed], d.ID)
-			}
-			if res.broken {
-				c.proc.kill(0)
-				c = nil
+				res := playScenario(context.Background(), c, d, cs)
+				if probs := checkScenario(d, cs, res); len(probs) > 0 && !slices.Contains(failed[seed], d.ID) {
+					failed[seed] = append(failed[seed], d.ID)
+				}
+				if res.broken {
+					c.proc.kill(0)
+					c = nil
+				}
 			}
 		}
 	}
 	return failed
 }
 
-// TestClientHarnessOverManySeeds: the correct reference client passes every scenario on 200
-// seeds, and each broken client fails at least one scenario on every one of 50 seeds (fewer,
-// since a looping client costs a process restart per scenario).
+// TestClientHarnessOverManySeeds: the correct reference client passes every case of every
+// scenario on 20 seeds, and each broken client fails the same scenarios on each of 5 seeds
+// (docs/grading.md#seed: every run plays every variant, so the verdict does not depend on the
+// seed; before, a client that read the prose passed under some seeds).
 func TestClientHarnessOverManySeeds(t *testing.T) {
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const seeds = 200
+	const seeds = 20
 	for _, p := range lib.Packets() {
 		if p.Scenarios == nil {
 			continue
@@ -86,11 +90,14 @@ func TestClientHarnessOverManySeeds(t *testing.T) {
 		for _, fault := range []string{"client-broken-ignores-retry-after", "client-broken-retries-forever", "client-broken-retries-auth", "client-broken-reads-prose", "client-broken-no-unknown-log"} {
 			t.Run(p.ID+"/"+fault, func(t *testing.T) {
 				t.Parallel()
-				const brokenSeeds = 50
+				const brokenSeeds = 5
 				failed := playSeeds(t, p, clientWorkspace(t, p, fault), brokenSeeds)
-				for seed := int64(1); seed <= brokenSeeds; seed++ {
-					if len(failed[seed]) == 0 {
-						t.Errorf("seed %d: %s passed every scenario", seed, fault)
+				if len(failed[1]) == 0 {
+					t.Errorf("seed 1: %s passed every scenario", fault)
+				}
+				for seed := int64(2); seed <= brokenSeeds; seed++ {
+					if !slices.Equal(failed[seed], failed[1]) {
+						t.Errorf("seed %d: %s failed %v; under seed 1 it failed %v", seed, fault, failed[seed], failed[1])
 					}
 				}
 			})

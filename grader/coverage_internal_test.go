@@ -202,7 +202,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 	lib := embeddedLibrary(t)
 	for _, kata := range []string{"mcp-structured-errors", "mcp-engineering"} {
 		f, c := fixtureByID(t, lib, kata, "lookup-rate-limit-past-date")
-		dr := newDrawer(1).draw(f, 0, "")
+		dr := newDrawer(1).draw(f, caseSpec{})
 		out := callOutcome{hasRetryAfterSent: true, retryAfterSent: 0}
 		for _, tc := range []struct {
 			ra   any
@@ -223,7 +223,7 @@ func TestPastRetryAfterDateMeansZero(t *testing.T) {
 func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "lookup-not-found")
-	dr := newDrawer(1).draw(f, 0, "")
+	dr := newDrawer(1).draw(f, caseSpec{})
 	payload := map[string]any{"isError": true, "errorCategory": "not_found", "isRetryable": false, "retryAfterSeconds": nil, "explanation": "no such order"}
 	good := result(payload, true)
 	if probs := checkCall(f, dr, callOutcome{res: good}, c); len(probs) != 0 {
@@ -247,7 +247,7 @@ func TestTextBlockMirrorsStructuredContent(t *testing.T) {
 func TestMissingSuccessKeySaysMissing(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "search-empty")
-	dr := newDrawer(1).draw(f, 0, "")
+	dr := newDrawer(1).draw(f, caseSpec{})
 	probs := strings.Join(checkCall(f, dr, callOutcome{res: result(map[string]any{"results": []any{}}, false)}, c).texts(), "\n")
 	if !strings.Contains(probs, `"orders" is missing`) || strings.Contains(probs, "null") {
 		t.Errorf("problems %q; want `\"orders\" is missing`, no null", probs)

@@ -26,9 +26,9 @@ func TestHintsNameTheSDK(t *testing.T) {
 	overwritten := result(typed, true)
 	overwritten.StructuredContent = map[string]any{}
 	get := apiRequest{Method: "GET", Path: "/orders/ORD-1234", Authorized: true}
-	dr := newDrawer(1).draw(missing, 0, "")
-	drDrop := newDrawer(1).draw(dropped, 0, "")
-	drDown := newDrawer(1).draw(unavailable, 503, "")
+	dr := newDrawer(1).draw(missing, caseSpec{})
+	drDrop := newDrawer(1).draw(dropped, caseSpec{})
+	drDown := newDrawer(1).draw(unavailable, caseSpec{status: 503})
 	transient := result(map[string]any{"isError": true, "errorCategory": "transient", "isRetryable": true, "explanation": "dropped"}, true)
 	for name, tc := range map[string]struct {
 		fixture  string

@@ -103,11 +103,7 @@ func (r *run) runServerPhase(ctx context.Context) error {
 	spares := d.spareDrawer(r.rep.Seed)
 	for i, f := range set.Fixtures {
 		for j := range cases[i] {
-			status := 0
-			if b := cases[i][j].beh; b != nil {
-				status = b.status
-			}
-			sp := spares.draw(f, status, "")
+			sp := spares.draw(f, cases[i][j].spec)
 			cases[i][j].spare = &sp
 		}
 	}
