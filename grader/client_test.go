@@ -123,7 +123,11 @@ func TestOracleFollowsTheRules(t *testing.T) {
 		{"retry-after wins", []map[string]any{{"isError": true, "errorCategory": "rate_limit", "isRetryable": true, "retryAfterSeconds": 17.0}, ok}, `invoke → sleep 17 → invoke → outcome success (category null)`},
 		{"escalate before retry", []map[string]any{{"isError": true, "errorCategory": "auth", "isRetryable": true}}, `invoke → outcome escalate (category "auth")`},
 		{"unknown", []map[string]any{{"isError": true, "isRetryable": true}}, `invoke → log unknown → outcome abort (category "unknown")`},
-		{"string isError is success", []map[string]any{{"isError": "true", "errorCategory": "transient"}}, `invoke → outcome success (category null)`},
+		{"string isError is malformed", []map[string]any{{"isError": "true", "errorCategory": "transient"}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"null isError is malformed", []map[string]any{{"isError": nil, "errorCategory": "transient", "isRetryable": true}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"numeric isError is malformed", []map[string]any{{"isError": 1.0}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"absent isError is success", []map[string]any{{"order": map[string]any{}}}, `invoke → outcome success (category null)`},
+		{"false isError is success", []map[string]any{{"isError": false, "errorCategory": "transient"}}, `invoke → outcome success (category null)`},
 		{"server says no", []map[string]any{{"isError": true, "errorCategory": "transient", "isRetryable": false}}, `invoke → outcome abort (category "transient")`},
 		{"string isRetryable is not true", []map[string]any{{"isError": true, "errorCategory": "transient", "isRetryable": "true"}}, `invoke → outcome abort (category "transient")`},
 	}

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -53,6 +54,7 @@ var (
 		{"no dash", func(d *drawer) string { return fmt.Sprintf("ORD %d", 1000+d.rng.IntN(9000)) }},
 		{"the other kind of id", func(d *drawer) string { return fmt.Sprintf("C-%d", 1000+d.rng.IntN(9000)) }},
 		{"trailing junk", func(d *drawer) string { return fmt.Sprintf("ORD-%dx7", 1000+d.rng.IntN(9000)) }},
+		{"non-ASCII digits", func(d *drawer) string { return "ORD-" + d.foreignDigits(4) }},
 	}
 	malformedCustomerForms = []malformedForm{
 		{"digits only", func(d *drawer) string { return fmt.Sprint(1 + d.rng.IntN(99999)) }},
@@ -62,7 +64,11 @@ var (
 		{"no dash", func(d *drawer) string { return fmt.Sprintf("C %d", 1+d.rng.IntN(99999)) }},
 		{"the other kind of id", func(d *drawer) string { return fmt.Sprintf("ORD-%d", 1000+d.rng.IntN(9000)) }},
 		{"trailing junk", func(d *drawer) string { return fmt.Sprintf("C-%dab", 1+d.rng.IntN(99999)) }},
+		{"non-ASCII digits", func(d *drawer) string { return "C-" + d.foreignDigits(3) }},
 	}
+	// digitZeros are the zeros of decimal digit scripts other than ASCII (Arabic-Indic,
+	// Devanagari, fullwidth): digits a Unicode-aware \d accepts and the id formats do not.
+	digitZeros = []rune{'\u0660', '\u0966', '\uFF10'}
 	// nonpositiveAmounts are the amounts ≤ 0 a refund fixture's "{amount_nonpositive}" tries,
 	// every one in every run: zero catches a check written as amount < 0.
 	nonpositiveAmounts = []float64{0, -1, -25.5}
@@ -114,6 +120,17 @@ func (d *drawer) order(customerID string) map[string]any {
 }
 
 func (d *drawer) between(lo, hi int) int { return lo + d.rng.IntN(hi-lo+1) }
+
+// foreignDigits draws n digits of one non-ASCII decimal script, the script drawn too (the
+// scripts are equivalent for a format check: each fails [0-9] and passes a Unicode \d).
+func (d *drawer) foreignDigits(n int) string {
+	zero := digitZeros[d.rng.IntN(len(digitZeros))]
+	var b strings.Builder
+	for range n {
+		b.WriteRune(zero + rune(d.rng.IntN(10)))
+	}
+	return b.String()
+}
 
 // caseSpec is what sets one call of a fixture apart from its other calls: the part of a case
 // that every run covers, whatever the seed (docs/grading.md#seed).
@@ -332,7 +349,12 @@ var (
 // equivalent for a client: every value of each is played in every run, one case each
 // (docs/grading.md#seed). The prose is among them: a client that reads it reacts to one
 // wording and not to another. The others ({order}, {retry_after}) are values the seed draws.
-var variantPlaceholders = []string{"{escalated_category}", "{final_category}", "{retryable_category}", "{unknown_category}", "{prose:retry}", "{prose:stop}"}
+var variantPlaceholders = []string{"{escalated_category}", "{final_category}", "{retryable_category}", "{unknown_category}", "{malformed_is_error}", "{prose:retry}", "{prose:stop}"}
+
+// malformedIsErrors are the values "{malformed_is_error}" takes, as JSON text: an isError that
+// is neither a boolean nor absent, which a client reads as a malformed result
+// (docs/grading.md#client-rule-1).
+var malformedIsErrors = []string{`"true"`, `"false"`, `1`, `0`, `null`}
 
 // unknownMissing and unknownNull are the entries of unknownCategories that leave the key out
 // and that set it to JSON null.
@@ -381,6 +403,8 @@ func variantValues(ph string, p katas.Policy) []string {
 		list = slices.Sorted(slices.Values(p.Escalate))
 	case "{unknown_category}":
 		list = unknownCategories
+	case "{malformed_is_error}":
+		list = malformedIsErrors
 	case "{prose:retry}":
 		list = proseRetry
 	case "{prose:stop}":
@@ -492,6 +516,12 @@ func fillPayload(tmpl map[string]any, variant map[string]string, rng *rand.Rand)
 			continue
 		}
 		if val, ok := variant[s]; ok {
+			if s == "{malformed_is_error}" {
+				var v any
+				json.Unmarshal([]byte(val), &v) // malformedIsErrors are valid JSON
+				out[k] = v
+				continue
+			}
 			switch val {
 			case unknownMissing:
 			case unknownNull:

@@ -45,7 +45,6 @@ func TestHintsNameTheSDK(t *testing.T) {
 		"go-sdk typed output":    {"missing", callOutcome{err: &jsonrpc.Error{Code: 0, Message: `validating tool output: validating root: validating /properties/order: type: <invalid reflect.Value> has type "null", want "object"`}}, RuleFailureIsResult, hintGoSDKTypedOutput, true},
 		"another JSON-RPC error": {"missing", callOutcome{err: &jsonrpc.Error{Code: -32603, Message: "internal error"}}, RuleFailureIsResult, hint{}, false},
 		"go-sdk zero output":     {"missing", callOutcome{res: overwritten}, RuleTextMirror, hintGoSDKZeroOutput, true},
-		"a mirror that differs":  {"missing", callOutcome{res: &mcp.CallToolResult{IsError: true, StructuredContent: typed, Content: []mcp.Content{&mcp.TextContent{Text: `{"isError": true}`}}}}, RuleTextMirror, hint{}, false},
 		"a retry after a drop":   {"dropped", callOutcome{res: transient, requests: []apiRequest{get, get}}, RuleOneRequest, hintClientRetry, true},
 		"a retry after a 503":    {"unavailable", callOutcome{res: result(map[string]any{"isError": true, "errorCategory": "transient", "isRetryable": true, "explanation": "503"}, true), requests: []apiRequest{get, get}}, RuleOneRequest, hint{}, false},
 	} {

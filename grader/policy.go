@@ -83,8 +83,13 @@ func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 		// An invoke after the first is a retry that client-4 allowed.
 		t = append(t, traceEvent{Type: "invoke", rule: RuleClientRetryBoth})
 		pl := payloads[min(k, len(payloads)-1)]
-		if pl["isError"] != true {
+		switch isErr, present := pl["isError"]; {
+		case !present || isErr == false:
 			return outcome(RuleClientSuccess, ActionSuccess, nil, k+1)
+		case isErr != true:
+			// Neither a boolean nor absent: a malformed result, never read as a success.
+			t = append(t, traceEvent{Type: "log", rule: RuleClientSuccess})
+			return outcome(RuleClientSuccess, ActionAbort, str("unknown"), k+1)
 		}
 		cat, isStr := pl["errorCategory"].(string)
 		if isStr && slices.Contains(p.Escalate, cat) {

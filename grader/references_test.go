@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +154,18 @@ func TestReferenceSubmissions(t *testing.T) {
 							for _, r := range tr.FailedRules {
 								rules = append(rules, tr.ID+":"+string(r))
 							}
+						}
+						if len(want.Rules) > 0 {
+							broken := map[string]bool{}
+							for _, r := range rules {
+								broken[r[strings.LastIndex(r, ":")+1:]] = true
+							}
+							if got := slices.Sorted(maps.Keys(broken)); !slices.Equal(got, want.Rules) {
+								t.Errorf("seed %d: broken rules %v, want exactly %v", seed, got, want.Rules)
+							}
+						}
+						if want.Note != "" && !slices.ContainsFunc(rep.Tests, func(tr grader.TestResult) bool { return strings.Contains(tr.Note, want.Note) }) {
+							t.Errorf("seed %d: no test's note contains %q", seed, want.Note)
 						}
 						if i == 0 {
 							firstRules = rules

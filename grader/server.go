@@ -413,6 +413,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.probs.say(RuleStaysUp, i18n.Lines(p...))
 		w.restart()
 	default:
+		out.token = r.token()
 		all := checkCall(f, dr, out, r.packet.Contract)
 		cr.probs, cr.notes = all.failures(), all.noteMessages()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)

@@ -39,13 +39,19 @@ const Correct = "correct"
 // Expectation is a reference's expect.json: the exit code a grade must give, the ids of
 // exactly the tests that must fail, for exit 2 a phrase the message must contain, a phrase
 // the message of every failing test must contain (a hint's words, docs/grading.md#sdk-hints),
-// and the seeds to grade with (default Seeds).
+// the seeds to grade with (default Seeds), and optionally the rules broken and a note's words.
 type Expectation struct {
 	Exit    int      `json:"exit"`
 	Fail    []string `json:"fail"`
 	Message string   `json:"message"`
 	Hint    string   `json:"hint"`
 	Seeds   []int64  `json:"seeds"`
+	// Rules, when given, is exactly the set of rules the failing tests break, whatever the
+	// seed: a reference that breaks one rule names it, and breaking another is an error.
+	Rules []string `json:"rules"`
+	// Note, when given, is a phrase the note of some passing test must contain (a reference
+	// that passes with a note, docs/grading.md#tool-results).
+	Note string `json:"note"`
 }
 
 // ReadExpectation reads ref/expect.json; Fail comes back sorted, and Seeds never empty
@@ -60,6 +66,7 @@ func ReadExpectation(ref string) (Expectation, error) {
 		return e, fmt.Errorf("%s/expect.json: %w", ref, err)
 	}
 	slices.Sort(e.Fail)
+	slices.Sort(e.Rules)
 	if len(e.Seeds) == 0 {
 		e.Seeds = SeedsFor(ref)
 	}
