@@ -167,7 +167,7 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 	} else if m := want.FindStringSubmatch(summary); m[1] != strconv.Itoa(5-saved) || m[2] != strconv.Itoa(saved) {
 		t.Errorf("the second run graded %s and reused %s; %d results were saved before the kill", m[1], m[2], saved)
 	}
-	for _, want := range []string{"seed 7", "a-ana", "47/47 passed", "1. field-type · 1 learner", "e.g. b-ben",
+	for _, want := range []string{"seed 7", "a-ana", "48/48 passed", "1. field-type · 1 learner", "e.g. b-ben",
 		"c-cy: the server did not answer initialize", "d-dee: kata.json"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, summary)
