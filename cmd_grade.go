@@ -11,6 +11,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/progress"
@@ -52,7 +53,7 @@ func newGradeCmd() *cobra.Command {
 			defer stop()
 			opts := grader.Options{Seed: seed, SeedSet: cmd.Flags().Changed("seed")}
 			errw := cmd.ErrOrStderr()
-			if n := grader.DetectIsolation().NoticeIn(i18n.New(userLocale(cmd))); n != "" {
+			if n := sandbox.DetectIsolation().NoticeIn(i18n.New(userLocale(cmd))); n != "" {
 				note(errw, i18n.New(userLocale(cmd)), i18n.Raw(n))
 			}
 			if !asJSON && isTerminal(errw) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -252,4 +253,13 @@ func (m *MCPConfig) serverCwd(ws string, e ServerEntry) (string, error) {
 	// the same folder, named through the workspace path the sandbox shows
 	rel, _ := filepath.Rel(realWS, real)
 	return filepath.Join(ws, rel), nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package grader
+package sandbox
 
 import (
 	"errors"
@@ -19,23 +19,23 @@ func detectIsolation() Isolation {
 }
 
 // startBwrap is never called outside Linux (DetectIsolation never reports bwrap).
-func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
+func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	return errors.New("bwrap is Linux-only")
 }
 
 // startPlain starts program in its own process group; macOS has no PDEATHSIG, no prlimit of
 // another process and no /proc (docs/grading.md#not-isolated).
-func startPlain(b *sandbox, s startSpec, program string, p *process) error {
-	cmd := exec.Command(program, s.args...)
-	cmd.Args[0] = s.command
-	cmd.Dir = s.cwd
-	cmd.Env = s.env
+func startPlain(b *Box, s Spec, program string, p *Process) error {
+	cmd := exec.Command(program, s.Args...)
+	cmd.Args[0] = s.Command
+	cmd.Dir = s.Cwd
+	cmd.Env = s.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.wire(cmd, s); err != nil {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return startError(s.command, err)
+		return startError(s.Command, err)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package grader
+package sandbox
 
 import (
 	"bytes"
@@ -215,10 +215,10 @@ func interpreter(program string) string {
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
 // read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
 // directory, and the info and block descriptors (3 and 4).
-func bwrapArgs(b *sandbox, s startSpec, program string) []string {
+func bwrapArgs(b *Box, s Spec, program string) []string {
 	args := bwrapBase()
 	var pathEnv string
-	for _, kv := range s.env {
+	for _, kv := range s.Env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			pathEnv = v
 		}
@@ -235,10 +235,10 @@ func bwrapArgs(b *sandbox, s startSpec, program string) []string {
 		"--dir", b.home,
 		"--bind", b.goCache, b.goCache,
 		"--bind", b.ws, b.ws,
-		"--chdir", s.cwd,
+		"--chdir", s.Cwd,
 		"--info-fd", "3", "--block-fd", "4",
 		"--", program)
-	return append(args, s.args...)
+	return append(args, s.Args...)
 }
 
 func fileExists(p string) bool {
@@ -255,7 +255,7 @@ type bwrapInfo struct {
 // startBwrap starts program in a bwrap sandbox. bwrap is told to wait (--block-fd) until the
 // grader has read the sandbox's init PID (--info-fd) and set its resource limits, which the
 // learner's program, forked from that init, then inherits.
-func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
+func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -270,7 +270,7 @@ func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
 	cmd := exec.Command(b.iso.Tool, bwrapArgs(b, s, program)...)
 	// bwrap's own environment is the learner's: inside the sandbox it is PID 1, and its
 	// /proc/1/environ is readable there
-	cmd.Env = s.env
+	cmd.Env = s.Env
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{infoW, blockR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -283,17 +283,17 @@ func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
 	infoW.Close()
 	blockR.Close()
 	if err != nil {
-		return startError(s.command, err)
+		return startError(s.Command, err)
 	}
 	var info bwrapInfo
 	raw, _ := io.ReadAll(io.LimitReader(infoR, 64<<10))
 	if json.Unmarshal(raw, &info) != nil || info.ChildPID <= 0 {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
-		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.command), "Output", strings.TrimSpace(p.stderr.since(0, 1024)))
+		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.Command), "Output", strings.TrimSpace(p.Stderr.Since(0, 1024)))
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
-	setLimits(info.ChildPID, s.limits, 0)
+	setLimits(info.ChildPID, s.Limits, 0)
 	blockW.Write([]byte{1})
 	return nil
 }
@@ -304,12 +304,12 @@ var dumpableOnce sync.Once
 // if the grader dies (PDEATHSIG), with the run's limits and marker set just after it starts.
 // The grader makes itself non-dumpable first, so learner code cannot read its environment
 // from /proc/<pid>/environ.
-func startPlain(b *sandbox, s startSpec, program string, p *process) error {
+func startPlain(b *Box, s Spec, program string, p *Process) error {
 	dumpableOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) })
-	cmd := exec.Command(program, s.args...)
-	cmd.Args[0] = s.command
-	cmd.Dir = s.cwd
-	cmd.Env = s.env
+	cmd := exec.Command(program, s.Args...)
+	cmd.Args[0] = s.Command
+	cmd.Dir = s.Cwd
+	cmd.Env = s.Env
 	// Pdeathsig fires when the OS thread that started the child ends; the Go runtime does not
 	// end threads it has not locked, so that is when the grader's process ends
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -317,13 +317,13 @@ func startPlain(b *sandbox, s startSpec, program string, p *process) error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return startError(s.command, err)
+		return startError(s.Command, err)
 	}
 	var marker uint64
 	if b != nil {
 		marker = b.marker
 	}
-	setLimits(cmd.Process.Pid, s.limits, marker)
+	setLimits(cmd.Process.Pid, s.Limits, marker)
 	return nil
 }
 
@@ -336,15 +336,15 @@ const (
 )
 
 // setLimits applies a learner process's resource limits with prlimit: RLIMIT_DATA when
-// limits.data is set, no core files, RLIMIT_FSIZE and RLIMIT_CPU, and the run's marker as
+// limits.Data is set, no core files, RLIMIT_FSIZE and RLIMIT_CPU, and the run's marker as
 // RLIMIT_MSGQUEUE when marker is not 0. Processes it starts later inherit them.
-func setLimits(pid int, limits procLimits, marker uint64) {
+func setLimits(pid int, limits Limits, marker uint64) {
 	set := func(res int, v uint64) {
 		lim := unix.Rlimit{Cur: v, Max: v}
 		_ = unix.Prlimit(pid, res, &lim, nil)
 	}
-	if limits.data > 0 {
-		set(unix.RLIMIT_DATA, limits.data)
+	if limits.Data > 0 {
+		set(unix.RLIMIT_DATA, limits.Data)
 	}
 	set(unix.RLIMIT_CORE, 0)
 	set(unix.RLIMIT_FSIZE, fileLimit)
