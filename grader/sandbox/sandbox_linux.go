@@ -141,10 +141,18 @@ func toolRoot(dir, home string) (root string, ok bool) {
 // of a tool folder the sandbox shows: cargo keeps its registry token in ~/.cargo/credentials.toml.
 var maskedNames = []string{"credentials", "credentials.toml", ".credentials.json", ".netrc", ".git-credentials", ".npmrc", ".pypirc"}
 
-// toolBinds lists the read-only tool folders a sandbox shows for the PATH folders outside the
-// system folders and for the program about to run (resolved: its real location, and a
-// script's interpreter), in an order where a folder comes before any folder inside it.
-func toolBinds(pathEnv, program, ws string) []string {
+// runtimes are the programs whose installations every sandbox shows, found on kata's own PATH
+// (not the learner's): the language runtimes kata grades, so that a server or build that runs
+// one through sh, npx or a script still finds it.
+var runtimes = []string{"go", "node", "npm", "npx", "python3", "python"}
+
+// toolRoots lists the read-only tool folders a sandbox shows, decided by kata alone
+// (docs/grading.md#sandbox): the installations of the runtimes and of the program about to run,
+// each found on kata's own PATH, and of the interpreter a workspace script's "#!" line names
+// when that is a program kata's own PATH finds as well. Nothing the learner writes — the env of
+// .mcp.json, a "#!" line, a symbolic link, a file name — adds a folder of its own choosing. The
+// order is one where a folder comes before any folder inside it.
+func toolRoots(command, program, ws string) []string {
 	home := os.Getenv("HOME")
 	if home != "" {
 		if h, err := filepath.EvalSymlinks(home); err == nil {
@@ -152,30 +160,43 @@ func toolBinds(pathEnv, program, ws string) []string {
 		}
 	}
 	var roots []string
-	add := func(dir string) {
-		if dir == "" || !filepath.IsAbs(dir) {
+	add := func(prog string) {
+		real, err := filepath.EvalSymlinks(prog)
+		if err != nil || !filepath.IsAbs(real) {
 			return
 		}
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
+		dir := filepath.Dir(real)
+		if underAny(dir, systemDirs) || underAny(dir, []string{"/etc", "/proc", "/dev", "/tmp", ws}) {
 			return
 		}
-		if underAny(real, systemDirs) || underAny(real, []string{"/etc", "/proc", "/dev", "/tmp", ws}) {
-			return
-		}
-		if r, ok := toolRoot(real, home); ok && !slices.Contains(roots, r) {
+		if r, ok := toolRoot(dir, home); ok && !slices.Contains(roots, r) {
 			roots = append(roots, r)
 		}
 	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		add(d)
-	}
-	for _, prog := range []string{program, interpreter(program)} {
-		if prog == "" {
-			continue
+	for _, name := range runtimes {
+		if p, ok := onKataPath(name); ok {
+			add(p)
 		}
-		if real, err := filepath.EvalSymlinks(prog); err == nil {
-			add(filepath.Dir(real))
+	}
+	if !strings.ContainsRune(command, '/') {
+		// a bare name: found on kata's own PATH, as Start resolved it
+		add(program)
+	}
+	if interp, arg, ok := readShebang(program); ok {
+		if p, ok := kataProgram(interp); ok {
+			add(p)
+		}
+		if filepath.Base(interp) == "env" {
+			// #!/usr/bin/env NAME: NAME as found on kata's own PATH
+			for _, f := range strings.FieldsFunc(arg, func(r rune) bool { return r == ' ' || r == '\t' }) {
+				if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
+					continue
+				}
+				if p, ok := onKataPath(f); ok {
+					add(p)
+				}
+				break
+			}
 		}
 	}
 	// drop folders inside another one shown, and sort parents first
@@ -189,27 +210,109 @@ func toolBinds(pathEnv, program, ws string) []string {
 	return out
 }
 
-// interpreter returns the program a script's "#!" line names, or "".
-func interpreter(program string) string {
+// onKataPath finds the program name (a bare name, no slash) on kata's own PATH.
+func onKataPath(name string) (string, bool) {
+	if name == "" || strings.ContainsRune(name, '/') {
+		return "", false
+	}
+	p, err := exec.LookPath(name)
+	return p, err == nil && filepath.IsAbs(p)
+}
+
+// kataProgram reports whether the absolute path interp is the very program kata's own PATH
+// finds under its name (same file once links are resolved), and returns it; an interpreter
+// anywhere else is not shown.
+func kataProgram(interp string) (string, bool) {
+	if !filepath.IsAbs(interp) {
+		return "", false
+	}
+	p, ok := onKataPath(filepath.Base(interp))
+	if !ok {
+		return "", false
+	}
+	a, err1 := filepath.EvalSymlinks(p)
+	b, err2 := filepath.EvalSymlinks(interp)
+	return p, err1 == nil && err2 == nil && a == b
+}
+
+// shebangMax is the kernel's BINPRM_BUF_SIZE: how much of a file binfmt_script reads.
+const shebangMax = 256
+
+// readShebang reads the "#!" line of the file program as the kernel would (parseShebang).
+func readShebang(program string) (interp, arg string, ok bool) {
 	f, err := os.Open(program)
 	if err != nil {
-		return ""
+		return "", "", false
 	}
 	defer f.Close()
-	head := make([]byte, 256)
+	head := make([]byte, shebangMax)
 	n, _ := io.ReadFull(f, head)
-	line, ok := bytes.CutPrefix(head[:n], []byte("#!"))
-	if !ok {
-		return ""
+	return parseShebang(head[:n])
+}
+
+// parseShebang parses an interpreter line exactly as Linux's binfmt_script does: within the
+// first 256 bytes, up to the first newline (or, without one, to the end of those bytes provided
+// the interpreter's name ends in them), split on space and tab only (and NUL), into the
+// interpreter and at most one argument, the rest of the line with its outer spaces and tabs
+// trimmed. ok is false where the kernel refuses the file (ENOEXEC).
+func parseShebang(head []byte) (interp, arg string, ok bool) {
+	buf := make([]byte, shebangMax) // the kernel's buffer: the file's bytes, then zeros
+	copy(buf, head)
+	if buf[0] != '#' || buf[1] != '!' {
+		return "", "", false
 	}
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
+	spacetab := func(c byte) bool { return c == ' ' || c == '\t' }
+	nonSpacetab := func(first, last int) int {
+		for ; first <= last; first++ {
+			if !spacetab(buf[first]) {
+				return first
+			}
+		}
+		return -1
 	}
-	fields := strings.Fields(string(line))
-	if len(fields) == 0 {
-		return ""
+	terminator := func(first, last int) int {
+		for ; first <= last; first++ {
+			if spacetab(buf[first]) || buf[first] == 0 {
+				return first
+			}
+		}
+		return -1
 	}
-	return fields[0]
+	bufEnd := shebangMax - 1
+	end := bytes.IndexByte(buf, '\n')
+	if end < 0 {
+		end = nonSpacetab(2, bufEnd)
+		if end < 0 || terminator(end, bufEnd) < 0 {
+			return "", "", false // all blank, or the interpreter's name is cut off
+		}
+		end = bufEnd
+	}
+	for spacetab(buf[end-1]) {
+		end--
+	}
+	name := nonSpacetab(2, end)
+	if name < 0 || name == end {
+		return "", "", false
+	}
+	sep := terminator(name, end)
+	argAt := -1
+	if sep >= 0 && buf[sep] != 0 {
+		argAt = nonSpacetab(sep, end)
+	}
+	cstr := func(b []byte) string {
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+		return string(b)
+	}
+	if sep < 0 || sep > end {
+		sep = end
+	}
+	interp = cstr(buf[name:sep])
+	if argAt >= 0 && argAt < end {
+		arg = cstr(buf[argAt:end])
+	}
+	return interp, arg, true
 }
 
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
@@ -217,13 +320,7 @@ func interpreter(program string) string {
 // directory, and the info and block descriptors (3 and 4).
 func bwrapArgs(b *Box, s Spec, program string) []string {
 	args := bwrapBase()
-	var pathEnv string
-	for _, kv := range s.Env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, r := range toolBinds(pathEnv, program, b.ws) {
+	for _, r := range toolRoots(s.Command, program, b.ws) {
 		args = append(args, "--ro-bind", r, r)
 		for _, name := range maskedNames {
 			if p := filepath.Join(r, name); fileExists(p) {
