@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,6 +131,48 @@ func TestShebangParsedAsTheKernelDoes(t *testing.T) {
 		interp, arg, ok := parseShebang([]byte(c.line))
 		if interp != c.interp || arg != c.arg || ok != c.ok {
 			t.Errorf("parseShebang(%q) = %q, %q, %v; want %q, %q, %v", c.line, interp, arg, ok, c.interp, c.arg, c.ok)
+		}
+	}
+}
+
+// TestHostileSharedMemoryIsBounded: RLIMIT_DATA does not count shared mappings, so a server
+// could hold 3 GiB with mmap(MAP_SHARED|MAP_ANONYMOUS), memfd or tmpfs files. Where kata can
+// make a memory cgroup per grade, the process is killed before it holds that much; where it
+// cannot, the isolation line says so.
+func TestHostileSharedMemoryIsBounded(t *testing.T) {
+	needBwrap(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	iso := DetectIsolation()
+	if iso.Memory == "" {
+		if n := iso.Notice(); !strings.Contains(n, "shared memory") {
+			t.Errorf("no memory cgroup here (%s), and the isolation line does not say so: %q", iso.MemoryReason, n)
+		}
+		t.Skipf("no memory cgroup kata can create here: %s", iso.MemoryReason)
+	}
+	hold := `import mmap, os, sys
+kind = sys.argv[1]
+size = 3 << 30
+if kind == "shared":
+    m = mmap.mmap(-1, size, flags=mmap.MAP_SHARED)
+elif kind == "memfd":
+    fd = os.memfd_create("x")
+    os.ftruncate(fd, size)
+    m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED)
+else:
+    fd = os.open("/dev/shm/x", os.O_RDWR | os.O_CREAT)
+    os.ftruncate(fd, size)
+    m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED)
+for i in range(0, size, 4096):
+    m[i] = 1
+print("held 3 GiB")
+`
+	ws := t.TempDir()
+	for _, kind := range []string{"shared", "memfd", "shm"} {
+		got := runIn(t, ws, nil, "python3", "-c", hold, kind)
+		if strings.Contains(got, "held 3 GiB") {
+			t.Errorf("a %s mapping held 3 GiB in the sandbox (memory bounded by %s)", kind, iso.Memory)
 		}
 	}
 }

@@ -56,18 +56,28 @@ type Isolation struct {
 	// Reason says why there is no isolation: bwrap is missing, cannot run here, or was turned
 	// off (IsolationNone only).
 	Reason string
+	// Memory names how a grade's memory is bounded as a whole, shared memory included: "cgroup
+	// v2" or "cgroup v1" (a memory cgroup per grade, GradeMemory), or "" where kata can create
+	// no memory cgroup, and then MemoryReason says why: only the per-process RLIMIT_DATA holds,
+	// which shared mappings, memfd and tmpfs files escape (docs/grading.md#memory-limit).
+	Memory       string
+	MemoryReason string
 }
 
 // Isolated reports whether learner processes run in namespaces (IsolationBwrap).
 func (i Isolation) Isolated() bool { return i.Kind == IsolationBwrap }
 
 // Notice is the one line to show when learner code runs without isolation: why, what is not
-// isolated, and how to get bwrap; "" when it is isolated.
+// isolated, and how to get bwrap; when it is isolated but a grade's memory cannot be bounded as
+// a whole (no memory cgroup), that; else "".
 func (i Isolation) Notice() string { return i.NoticeIn(nil) }
 
 // NoticeIn is Notice in loc's language (nil: English); the reason stays as detected.
 func (i Isolation) NoticeIn(loc *i18n.Localizer) string {
 	if i.Isolated() {
+		if i.Memory == "" && i.MemoryReason != "" {
+			return loc.T("harness.isolation.memory_unbounded", "Reason", i.MemoryReason)
+		}
 		return ""
 	}
 	how := loc.Say(howToIsolate())
@@ -93,9 +103,10 @@ func DetectIsolation() Isolation {
 	isolationOnce.Do(func() {
 		if os.Getenv(EnvIsolation) == "off" {
 			isolation = Isolation{Kind: IsolationNone, Reason: EnvIsolation + "=off"}
-			return
+		} else {
+			isolation = detectIsolation()
 		}
-		isolation = detectIsolation()
+		isolation.Memory, isolation.MemoryReason = memoryBound()
 	})
 	return isolation
 }
@@ -118,6 +129,8 @@ type Box struct {
 	// buildDeadline does not allow for.
 	goCache      string
 	goCacheFresh bool
+	// mem is the grade's memory cgroup (nil where there is none, docs/grading.md#memory-limit).
+	mem *cgroup
 	// marker is the hard RLIMIT_MSGQUEUE given to this run's processes without isolation, so
 	// the reaper finds them after they changed folder and environment (Linux only; 0 when unset).
 	marker uint64
@@ -215,6 +228,7 @@ func New(ws string, noIsolation bool) (*Box, error) {
 	if err := os.MkdirAll(b.goCache, 0o700); err != nil {
 		return nil, fmt.Errorf("the Go build cache %s: %w", b.goCache, err)
 	}
+	b.mem = newGradeCgroup()
 	if b.iso.Isolated() {
 		// inside the sandbox /tmp is a fresh tmpfs, and HOME an empty folder in it
 		b.home, b.tmp = sandboxHome, "/tmp"
@@ -287,10 +301,14 @@ const sandboxHome = "/tmp/home"
 // Close removes the run's temporary folder (fallback), even where learner code left files
 // without write permission in it (Go's module cache does).
 func (b *Box) Close() {
-	if b == nil || b.hostTemp == "" {
+	if b == nil {
 		return
 	}
-	removeAllForce(b.hostTemp)
+	b.mem.remove()
+	b.mem = nil
+	if b.hostTemp != "" {
+		removeAllForce(b.hostTemp)
+	}
 }
 
 // removeAllForce removes dir and everything in it, first making every folder in it writable.

@@ -65,8 +65,13 @@ var etcFiles = []string{
 	"alternatives", "ssl", "ca-certificates", "pki", "crypto-policies", "mime.types", "os-release",
 }
 
-// sandboxTmpSize bounds the sandbox's /tmp (HOME is in it): 512 MiB.
-const sandboxTmpSize = 512 << 20
+// sandboxTmpSize bounds the sandbox's /tmp (HOME is in it): 512 MiB; sandboxShmSize its
+// /dev/shm (POSIX shared memory), 64 MiB. Both are tmpfs: what is written there is memory,
+// which the grade's memory cgroup counts as well.
+const (
+	sandboxTmpSize = 512 << 20
+	sandboxShmSize = 64 << 20
+)
 
 // bwrapBase are the options of every sandbox: new user, PID, IPC, UTS and cgroup namespaces
 // but the host's network (the server must reach the Orders API on 127.0.0.1), no capabilities,
@@ -78,6 +83,7 @@ func bwrapBase() []string {
 		"--die-with-parent", "--new-session",
 		"--proc", "/proc", "--dev", "/dev",
 		"--size", strconv.Itoa(sandboxTmpSize), "--tmpfs", "/tmp",
+		"--size", strconv.Itoa(sandboxShmSize), "--tmpfs", "/dev/shm",
 	}
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
@@ -391,6 +397,8 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
 	setLimits(info.ChildPID, s.Limits, 0)
+	// the sandbox's init joins the grade's memory cgroup before it starts the program
+	_ = b.mem.add(info.ChildPID)
 	blockW.Write([]byte{1})
 	return nil
 }
@@ -419,6 +427,7 @@ func startPlain(b *Box, s Spec, program string, p *Process) error {
 	var marker uint64
 	if b != nil {
 		marker = b.marker
+		_ = b.mem.add(cmd.Process.Pid)
 	}
 	setLimits(cmd.Process.Pid, s.Limits, marker)
 	return nil
