@@ -9,7 +9,7 @@ const GradeMemory = 2 << 30
 // cgroup is Linux-only.
 type cgroup struct{}
 
-func newGradeCgroup() *cgroup        { return nil }
+func newGradeCgroup() *cgroup       { return nil }
 func (g *cgroup) add(pid int) error { return nil }
 func (g *cgroup) remove()           {}
 
