@@ -157,12 +157,13 @@ func writeClassReports(cmd *cobra.Command, lib *katas.Library, rep *class.Report
 	return nil
 }
 
-// writeFileWith creates path (and its folder) and writes it through fn.
+// writeFileWith creates path (and its folder) and writes it through fn. Class output holds
+// every learner's results: like kata's own state, the folder is created 0700 and the file 0600.
 func writeFileWith(path string, fn func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	w, err := os.Create(path)
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

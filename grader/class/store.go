@@ -52,13 +52,18 @@ type Store struct {
 	path string
 }
 
-// OpenStore opens (creating it and its folder) the class results store at path.
+// OpenStore opens (creating it and its folder) the class results store at path. It holds every
+// learner's points and the seed: a new folder is created 0700 and a new store 0600, like
+// kata's own state (SQLite gives its journal files the store's permissions).
 func OpenStore(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("class results store %s: %w", path, err)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("class results store %s: is a folder; the store is one file", path)
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.Close()
 	}
 	db, err := sql.Open("sqlite", progress.DSN(path))
 	if err != nil {

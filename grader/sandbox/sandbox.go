@@ -416,6 +416,10 @@ type Process struct {
 	errR, errW *os.File
 	following  <-chan struct{}
 
+	// afterWait, when set, runs once the process has been reaped and before Done is closed:
+	// under bwrap it reaps the sandbox's init if that was re-parented to kata (reapInit).
+	afterWait func()
+
 	done    chan struct{}
 	waitErr error
 }
@@ -489,6 +493,9 @@ func Start(b *Box, s Spec) (*Process, error) {
 	}
 	go func() {
 		p.waitErr = p.cmd.Wait()
+		if p.afterWait != nil {
+			p.afterWait()
+		}
 		// A descendant may hold stderr open after the process exited: give its output the
 		// same moment Wait gives the other pipes (WaitDelay), then stop reading.
 		if p.following != nil {

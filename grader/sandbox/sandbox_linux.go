@@ -396,11 +396,33 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.Command), "Output", strings.TrimSpace(p.Stderr.Since(0, 1024)))
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
+	// The sandbox's init is still waiting on the block descriptor: a pidfd names that very
+	// process, however soon its PID is reused after it ends.
+	if fd, err := unix.PidfdOpen(info.ChildPID, 0); err == nil {
+		p.afterWait = func() { reapInit(fd) }
+	}
 	setLimits(info.ChildPID, s.Limits, 0)
 	// the sandbox's init joins the grade's memory cgroup before it starts the program
 	_ = b.mem.add(info.ChildPID)
 	blockW.Write([]byte{1})
 	return nil
+}
+
+// reapInit waits for the sandbox's init named by the pidfd fd when it has become kata's child,
+// then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
+// the sandbox's init is still ending; that init is then re-parented to its nearest subreaper —
+// kata itself during a grade (BecomeSubreaper) — and, unless kata waits for it, stays a zombie:
+// one per sandbox, thousands over a class. Called once bwrap has been reaped, so the init is
+// by then either reaped by bwrap (ECHILD) or kata's own child, about to end or ended.
+func reapInit(fd int) {
+	defer unix.Close(fd)
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PIDFD, fd, &info, unix.WEXITED, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
 }
 
 var dumpableOnce sync.Once
