@@ -322,7 +322,8 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		return err
 	}
 	r.api = api
-	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box}
+	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args)}
 	if r.hasRefusedFixture() {
 		closed, release, err := closedPortURL()
 		if err != nil {
@@ -338,7 +339,8 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 			r.api = nil
 			return err
 		}
-		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.Env(ref.Env), box: r.box}
+		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.Env(ref.Env), box: r.box,
+			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args)}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +106,30 @@ type launchSpec struct {
 	env      []string
 	// box is the run's sandbox (nil in the grader's own tests: a plain process group).
 	box *sandbox.Box
+	// hidden is a path of the command line outside what the sandbox shows ("" for none): a
+	// failed start then says that only the workspace and system folders are visible.
+	hidden string
+}
+
+// hiddenPath returns the first of command and args that names a host path the sandbox box does
+// not show (absolute, or relative to the working directory with ".."), or "".
+func hiddenPath(box *sandbox.Box, dir, cwd, command string, args []string) string {
+	if cwd == "" {
+		cwd = dir
+	}
+	for _, a := range append([]string{command}, args...) {
+		p := a
+		if !filepath.IsAbs(p) {
+			if !strings.HasPrefix(p, "..") {
+				continue
+			}
+			p = filepath.Join(cwd, p)
+		}
+		if !box.Shows(p) {
+			return a
+		}
+	}
+	return ""
 }
 
 // start starts the process spec describes, with the memory limit of a server or client.
@@ -151,6 +177,9 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		}
 		if tail != "" {
 			msg = i18n.Lines(msg, i18n.M("harness.handshake.stderr"), i18n.Raw(tail))
+		}
+		if spec.hidden != "" {
+			msg = i18n.Lines(msg, i18n.M("harness.handshake.hidden", "Path", strconv.Quote(spec.hidden)))
 		}
 		return nil, sayErr("", 0, msg)
 	}

@@ -270,6 +270,16 @@ func (b *Box) Marker() uint64 {
 	return b.marker
 }
 
+// Shows reports whether a learner process of the box sees the host path path (absolute): always
+// without isolation; under bwrap when it is in the workspace, a system folder, the sandbox's
+// own /tmp, /dev or /proc, or a runtime's installation kata shows (docs/grading.md#sandbox).
+func (b *Box) Shows(path string) bool {
+	if b == nil || !b.iso.Isolated() || !filepath.IsAbs(path) {
+		return true
+	}
+	return shows(b.ws, path)
+}
+
 // Done is closed once the process has ended and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 

@@ -216,6 +216,26 @@ func toolRoots(command, program, ws string) []string {
 	return out
 }
 
+// shows reports whether a bwrap sandbox of the workspace ws shows the host path path.
+func shows(ws, path string) bool {
+	path = filepath.Clean(path)
+	if underAny(path, []string{ws, "/tmp", "/dev", "/proc"}) || underAny(path, systemDirs) {
+		return true
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+		if underAny(path, []string{ws}) || underAny(path, systemDirs) {
+			return true
+		}
+	}
+	for _, name := range etcFiles {
+		if underAny(path, []string{filepath.Join("/etc", name)}) {
+			return true
+		}
+	}
+	return underAny(path, toolRoots("sh", "", ws))
+}
+
 // onKataPath finds the program name (a bare name, no slash) on kata's own PATH.
 func onKataPath(name string) (string, bool) {
 	if name == "" || strings.ContainsRune(name, '/') {
