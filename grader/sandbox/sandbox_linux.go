@@ -396,7 +396,9 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	cmd.Env = s.Env
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{infoW, blockR}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// --die-with-parent ties the sandbox to bwrap; PDEATHSIG ties bwrap to kata, so a kata
+	// killed with SIGKILL leaves no bwrap waiting (for a sandbox that never started, say)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := p.wire(cmd, s); err != nil {
 		infoW.Close()
 		blockR.Close()
