@@ -187,8 +187,12 @@ func newCgroup(c cgroupParent, name string, limit int64) (*cgroup, error) {
 	return g, nil
 }
 
-// add moves the process pid (and the processes it starts later) into the cgroup.
+// add moves the process pid (and the processes it starts later) into the cgroup; a nil cgroup
+// (none could be made) does nothing.
 func (g *cgroup) add(pid int) error {
+	if g == nil {
+		return nil
+	}
 	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
 }
 
