@@ -129,6 +129,9 @@ type Box struct {
 	// buildDeadline does not allow for.
 	goCache      string
 	goCacheFresh bool
+	// lookups caches what kata's own PATH resolves a program name to ("" for nothing), so the
+	// tool folders are decided once per run.
+	lookups sync.Map
 	// mem is the grade's memory cgroup (nil where there is none, docs/grading.md#memory-limit).
 	mem *cgroup
 	// marker is the hard RLIMIT_MSGQUEUE given to this run's processes without isolation, so
@@ -277,7 +280,7 @@ func (b *Box) Shows(path string) bool {
 	if b == nil || !b.iso.Isolated() || !filepath.IsAbs(path) {
 		return true
 	}
-	return shows(b.ws, path)
+	return shows(b, path)
 }
 
 // Done is closed once the process has ended and been reaped.

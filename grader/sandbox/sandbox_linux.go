@@ -158,7 +158,10 @@ var runtimes = []string{"go", "node", "npm", "npx", "python3", "python"}
 // when that is a program kata's own PATH finds as well. Nothing the learner writes — the env of
 // .mcp.json, a "#!" line, a symbolic link, a file name — adds a folder of its own choosing. The
 // order is one where a folder comes before any folder inside it.
-func toolRoots(command, program, ws string) []string {
+func toolRoots(b *Box, command, program string) []string {
+	ws := b.ws
+	onKataPath := b.onKataPath
+	kataProgram := b.kataProgram
 	home := os.Getenv("HOME")
 	if home != "" {
 		if h, err := filepath.EvalSymlinks(home); err == nil {
@@ -217,7 +220,8 @@ func toolRoots(command, program, ws string) []string {
 }
 
 // shows reports whether a bwrap sandbox of the workspace ws shows the host path path.
-func shows(ws, path string) bool {
+func shows(b *Box, path string) bool {
+	ws := b.ws
 	path = filepath.Clean(path)
 	if underAny(path, []string{ws, "/tmp", "/dev", "/proc"}) || underAny(path, systemDirs) {
 		return true
@@ -233,32 +237,41 @@ func shows(ws, path string) bool {
 			return true
 		}
 	}
-	return underAny(path, toolRoots("sh", "", ws))
+	return underAny(path, toolRoots(b, "sh", ""))
 }
 
-// onKataPath finds the program name (a bare name, no slash) on kata's own PATH.
-func onKataPath(name string) (string, bool) {
+// onKataPath finds the program name (a bare name, no slash) on kata's own PATH, once per run
+// (the box's first answer stands for the rest of the run).
+func (b *Box) onKataPath(name string) (string, bool) {
 	if name == "" || strings.ContainsRune(name, '/') {
 		return "", false
 	}
+	if v, ok := b.lookups.Load(name); ok {
+		p := v.(string)
+		return p, p != ""
+	}
 	p, err := exec.LookPath(name)
-	return p, err == nil && filepath.IsAbs(p)
+	if err != nil || !filepath.IsAbs(p) {
+		p = ""
+	}
+	b.lookups.Store(name, p)
+	return p, p != ""
 }
 
 // kataProgram reports whether the absolute path interp is the very program kata's own PATH
 // finds under its name (same file once links are resolved), and returns it; an interpreter
 // anywhere else is not shown.
-func kataProgram(interp string) (string, bool) {
+func (b *Box) kataProgram(interp string) (string, bool) {
 	if !filepath.IsAbs(interp) {
 		return "", false
 	}
-	p, ok := onKataPath(filepath.Base(interp))
+	p, ok := b.onKataPath(filepath.Base(interp))
 	if !ok {
 		return "", false
 	}
-	a, err1 := filepath.EvalSymlinks(p)
-	b, err2 := filepath.EvalSymlinks(interp)
-	return p, err1 == nil && err2 == nil && a == b
+	found, err1 := filepath.EvalSymlinks(p)
+	named, err2 := filepath.EvalSymlinks(interp)
+	return p, err1 == nil && err2 == nil && found == named
 }
 
 // shebangMax is the kernel's BINPRM_BUF_SIZE: how much of a file binfmt_script reads.
@@ -346,7 +359,7 @@ func parseShebang(head []byte) (interp, arg string, ok bool) {
 // directory, and the info and block descriptors (3 and 4).
 func bwrapArgs(b *Box, s Spec, program string) []string {
 	args := bwrapBase()
-	for _, r := range toolRoots(s.Command, program, b.ws) {
+	for _, r := range toolRoots(b, s.Command, program) {
 		args = append(args, "--ro-bind", r, r)
 		for _, name := range maskedNames {
 			if p := filepath.Join(r, name); fileExists(p) {
