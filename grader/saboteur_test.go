@@ -5,30 +5,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kata-mcp/kata/grader"
 )
 
 // hammer is Python that a saboteur's server runs beside its own (correct) work: a thread that
-// sends junk requests, without any token, to every port listening on the machine's loopback —
-// the other grades' Orders APIs among them, found in /proc/net/tcp as any learner could.
+// sends junk requests, without any token, to the loopback ports listed in ports.txt in its
+// workspace — the other grades' Orders APIs. A learner finds them in /proc/net/tcp; the test
+// lists only its own process's ports there, so that no other program on the machine is hit.
 const hammer = `
 import threading as _t, socket as _s, time as _time
 def _ports():
-    out = set()
-    for line in open("/proc/net/tcp").read().splitlines()[1:]:
-        f = line.split()
-        local, state = f[1], f[3]
-        ip, port = local.split(":")
-        if state == "0A" and ip == "0100007F":
-            out.add(int(port, 16))
-    return out
+    try:
+        return [int(p) for p in open("ports.txt").read().split()]
+    except Exception:
+        return []
 def _hammer():
     deadline = _time.time() + 120
-    n = 0
     while _time.time() < deadline:
         for p in _ports():
             for path in ("/orders/", "/orders/ORD-0000", "/customers/x/orders?page=1", "/nowhere"):
@@ -37,12 +35,37 @@ def _hammer():
                     c.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
                     c.recv(256)
                     c.close()
-                    n += 1
                 except Exception:
                     pass
         _time.sleep(0.01)
 _t.Thread(target=_hammer, daemon=True).start()
 `
+
+// ownListeningPorts lists the loopback TCP ports this process listens on (its sockets' inodes
+// in /proc/self/fd, matched in /proc/net/tcp).
+func ownListeningPorts() []string {
+	inodes := map[string]bool{}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if link, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(link, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] = true
+		}
+	}
+	b, _ := os.ReadFile("/proc/net/tcp")
+	var ports []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+			continue
+		}
+		if ip, port, ok := strings.Cut(f[1], ":"); ok && ip == "0100007F" {
+			if n, err := strconv.ParseUint(port, 16, 16); err == nil {
+				ports = append(ports, strconv.FormatUint(n, 10))
+			}
+		}
+	}
+	return ports
+}
 
 // verdict is a report's status and each test's, the part of a report a saboteur must not change.
 func verdict(rep *grader.Report) string {
@@ -55,8 +78,7 @@ func verdict(rep *grader.Report) string {
 }
 
 // TestHostileSaboteurChangesNoHonestVerdict: in a class of three graded at once, a learner whose
-// server hammers every loopback port with requests lacking any token (every other grade's
-// Orders API among them) changes neither honest learner's verdict, in any of several runs; each
+// server hammers the other grades' Orders APIs with requests lacking any token changes neither honest learner's verdict, in any of several runs; each
 // verdict is the one the learner gets graded alone with the same seed.
 func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 	if testing.Short() {
@@ -64,10 +86,10 @@ func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 	}
 	lib := library(t)
 	honest := []string{
-		workspace(t, lib, "mcp-error-responses", "python", "testdata/references/mcp-error-responses/python/correct"),
-		workspace(t, lib, "mcp-error-responses", "python", "testdata/references/mcp-error-responses/python/correct"),
+		workspace(t, lib, "mcp-error-responses", "python", filepath.Join("..", "testdata", "references", "mcp-error-responses", "python", "correct")),
+		workspace(t, lib, "mcp-error-responses", "python", filepath.Join("..", "testdata", "references", "mcp-error-responses", "python", "correct")),
 	}
-	saboteur := workspace(t, lib, "mcp-error-responses", "python", "testdata/references/mcp-error-responses/python/correct")
+	saboteur := workspace(t, lib, "mcp-error-responses", "python", filepath.Join("..", "testdata", "references", "mcp-error-responses", "python", "correct"))
 	src, err := os.ReadFile(filepath.Join(saboteur, "server.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +100,20 @@ func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 	if !strings.HasPrefix(alone, "pass") {
 		t.Fatalf("the honest learner alone does not pass:\n%s", alone)
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			tmp := filepath.Join(saboteur, "ports.tmp")
+			os.WriteFile(tmp, []byte(strings.Join(ownListeningPorts(), " ")), 0o644)
+			os.Rename(tmp, filepath.Join(saboteur, "ports.txt"))
+		}
+	}()
 	for run := range 3 {
 		reps := make([]*grader.Report, 3)
 		var wg sync.WaitGroup
