@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
@@ -89,6 +90,13 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	defer stop()
 	errw := cmd.ErrOrStderr()
 	loc := i18n.New(userLocale(cmd))
+	// the isolation line: what the sandbox does not bound here (Run refuses on its own, with
+	// its reason, when there is no isolation and --no-isolation was not given)
+	if iso := sandbox.DetectIsolation(); iso.Isolated() || f.noIsolation {
+		if n := iso.NoticeIn(loc); n != "" {
+			note(errw, loc, i18n.Raw(n))
+		}
+	}
 	progress := class.NewProgress(errw, isTerminal(errw), loc)
 	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, Progress: progress.Event}
