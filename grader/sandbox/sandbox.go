@@ -38,8 +38,9 @@ type IsolationKind string
 // The kinds of isolation.
 const (
 	// IsolationBwrap: every learner process runs under bubblewrap (bwrap) in its own user, PID,
-	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders on
-	// PATH (read-only), the workspace (read-write) and an empty HOME and /tmp.
+	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders
+	// kata finds on its own PATH (read-only), the workspace (read-write) and an empty HOME, /tmp
+	// and /dev/shm.
 	IsolationBwrap IsolationKind = "bwrap"
 	// IsolationNone: no namespaces; the fallback guards of docs/grading.md#not-isolated only
 	// (process groups, a temporary HOME, rlimits, and on Linux PDEATHSIG, a non-dumpable grader
