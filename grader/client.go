@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
@@ -33,7 +34,7 @@ const maxExtraInvokes = 5
 
 // clientProc is the learner's running client and its stdout lines.
 type clientProc struct {
-	proc  *process
+	proc  *sandbox.Process
 	lines chan clientLine
 	// fresh is true until the client's first message was read.
 	fresh bool
@@ -51,7 +52,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 	}
 	c := &clientProc{proc: p, lines: make(chan clientLine, 16), fresh: true}
 	go func() {
-		br := bufio.NewReaderSize(p.stdout, 64<<10)
+		br := bufio.NewReaderSize(p.Stdout, 64<<10)
 		for {
 			line, tooLong, err := readLine(br, maxMessage)
 			if tooLong {
@@ -70,7 +71,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 
 func (c *clientProc) send(v any) error {
 	b, _ := json.Marshal(v)
-	_, err := c.proc.stdin.Write(append(b, '\n'))
+	_, err := c.proc.Stdin.Write(append(b, '\n'))
 	return err
 }
 
@@ -137,10 +138,10 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 		timer.Stop()
 		if !ok {
 			select {
-			case <-c.proc.done:
+			case <-c.proc.Done():
 			case <-time.After(time.Second):
 			}
-			_, how := c.proc.exited()
+			_, how := c.proc.Exited()
 			if how.IsZero() {
 				how = i18n.M("harness.exit.closed_stdout")
 			}
@@ -215,7 +216,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	var c *clientProc
 	stop := func() {
 		if c != nil {
-			c.proc.kill(time.Second)
+			c.proc.Kill(time.Second)
 			c = nil
 		}
 	}
@@ -257,7 +258,7 @@ func (r *run) runClientTests(ctx context.Context) {
 				continue
 			}
 		}
-		mark := c.proc.stderr.mark()
+		mark := c.proc.Stderr.Mark()
 		res := playScenario(ctx, c, d)
 		probs := checkScenario(d, res)
 		if d.Pair != "" {
@@ -280,7 +281,7 @@ func (r *run) runClientTests(ctx context.Context) {
 			if !res.stopped {
 				probs.say("", i18n.M("harness.client.restarted"))
 				// A client that crashed or hung says why on its stderr: show the tail.
-				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
+				switch tail := lastLines(proc.Stderr.Since(mark, sandbox.StderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
 					probs.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
@@ -299,13 +300,13 @@ func (r *run) runClientTests(ctx context.Context) {
 		default:
 			sameCrash = -1
 		}
-		t.Output = proc.stderr.since(mark, outputCap)
+		t.Output = proc.Stderr.Since(mark, outputCap)
 		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 	if c != nil {
-		c.proc.stdin.Close()
+		c.proc.Stdin.Close()
 		select {
-		case <-c.proc.done:
+		case <-c.proc.Done():
 		case <-time.After(2 * time.Second):
 		}
 	}

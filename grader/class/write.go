@@ -177,7 +177,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // being the learner's name (or pseudonym) with other characters than letters, digits, '.',
 // '_' and '-' turned into '_'. It returns the paths written.
 func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -200,9 +200,10 @@ func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
 	return paths, nil
 }
 
-// writeFile writes path through fn, naming the path in any error.
+// writeFile writes path through fn, naming the path in any error; a new file is 0600 (a
+// learner's results are theirs and the instructor's).
 func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/grader/references"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/headless"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
@@ -217,7 +217,7 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 // the grader cannot isolate learner code (here: KATA_ISOLATION=off, as on a machine without
 // bwrap).
 func TestClassGradeRefusesWithoutIsolation(t *testing.T) {
-	t.Setenv(grader.EnvIsolation, "off")
+	t.Setenv(sandbox.EnvIsolation, "off")
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
 	out := filepath.Join(t.TempDir(), "report")

@@ -1,6 +1,6 @@
 //go:build linux
 
-package grader
+package sandbox
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func TestReapEscapeesTakesOnlyItsOwnRun(t *testing.T) {
 	bobs := start(dirs["bob"], "ORDERS_API_TOKEN="+tokenB)
 	bobElsewhere := start("/", "ORDERS_API_TOKEN="+tokenB)
 
-	if n := reapEscapees(dirs["alice"], tokenA, 0); n != 2 {
+	if n := ReapEscapees(dirs["alice"], tokenA, 0); n != 2 {
 		t.Errorf("alice's reap killed %d processes, want 2 (hers)", n)
 	}
 	for _, pid := range []int{inAlice, aliceToken} {
@@ -66,7 +66,7 @@ func TestReapEscapeesTakesOnlyItsOwnRun(t *testing.T) {
 			t.Errorf("process %d, not alice's, was killed by her reap", pid)
 		}
 	}
-	if n := reapEscapees(dirs["bob"], tokenB, 0); n != 2 {
+	if n := ReapEscapees(dirs["bob"], tokenB, 0); n != 2 {
 		t.Errorf("bob's reap killed %d processes, want 2", n)
 	}
 	if !alive(inAlice2) {

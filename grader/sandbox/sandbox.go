@@ -1,4 +1,9 @@
-package grader
+// Package sandbox confines the learner processes the grader starts (docs/grading.md#sandbox):
+// it detects the isolation a machine offers (bubblewrap namespaces on Linux, else the fallback
+// guards of docs/grading.md#not-isolated), builds each process's environment and view of the
+// file system, starts processes with their resource limits and captured stderr, and ends and
+// reaps them and everything they started.
+package sandbox
 
 import (
 	"errors"
@@ -19,8 +24,8 @@ import (
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
-// stderrCap is how much of a learner process's stderr is kept (docs/grading.md#output-caps).
-const stderrCap = 64 << 10
+// StderrCap is how much of a learner process's stderr is kept (docs/grading.md#output-caps).
+const StderrCap = 64 << 10
 
 // passEnv are the only variables of the caller's environment a learner process inherits
 // (docs/grading.md#environment), so learner code never sees the user's own secrets. HOME and
@@ -33,8 +38,9 @@ type IsolationKind string
 // The kinds of isolation.
 const (
 	// IsolationBwrap: every learner process runs under bubblewrap (bwrap) in its own user, PID,
-	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders on
-	// PATH (read-only), the workspace (read-write) and an empty HOME and /tmp.
+	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders
+	// kata finds on its own PATH (read-only), the workspace (read-write) and an empty HOME, /tmp
+	// and /dev/shm.
 	IsolationBwrap IsolationKind = "bwrap"
 	// IsolationNone: no namespaces; the fallback guards of docs/grading.md#not-isolated only
 	// (process groups, a temporary HOME, rlimits, and on Linux PDEATHSIG, a non-dumpable grader
@@ -51,18 +57,28 @@ type Isolation struct {
 	// Reason says why there is no isolation: bwrap is missing, cannot run here, or was turned
 	// off (IsolationNone only).
 	Reason string
+	// Memory names how a grade's memory is bounded as a whole, shared memory included: "cgroup
+	// v2" or "cgroup v1" (a memory cgroup per grade, GradeMemory), or "" where kata can create
+	// no memory cgroup, and then MemoryReason says why: only the per-process RLIMIT_DATA holds,
+	// which shared mappings, memfd and tmpfs files escape (docs/grading.md#memory-limit).
+	Memory       string
+	MemoryReason string
 }
 
 // Isolated reports whether learner processes run in namespaces (IsolationBwrap).
 func (i Isolation) Isolated() bool { return i.Kind == IsolationBwrap }
 
 // Notice is the one line to show when learner code runs without isolation: why, what is not
-// isolated, and how to get bwrap; "" when it is isolated.
+// isolated, and how to get bwrap; when it is isolated but a grade's memory cannot be bounded as
+// a whole (no memory cgroup), that; else "".
 func (i Isolation) Notice() string { return i.NoticeIn(nil) }
 
 // NoticeIn is Notice in loc's language (nil: English); the reason stays as detected.
 func (i Isolation) NoticeIn(loc *i18n.Localizer) string {
 	if i.Isolated() {
+		if i.Memory == "" && i.MemoryReason != "" {
+			return loc.T("harness.isolation.memory_unbounded", "Reason", i.MemoryReason)
+		}
 		return ""
 	}
 	how := loc.Say(howToIsolate())
@@ -88,9 +104,10 @@ func DetectIsolation() Isolation {
 	isolationOnce.Do(func() {
 		if os.Getenv(EnvIsolation) == "off" {
 			isolation = Isolation{Kind: IsolationNone, Reason: EnvIsolation + "=off"}
-			return
+		} else {
+			isolation = detectIsolation()
 		}
-		isolation = detectIsolation()
+		isolation.Memory, isolation.MemoryReason = memoryBound()
 	})
 	return isolation
 }
@@ -98,9 +115,9 @@ func DetectIsolation() Isolation {
 // runSeq numbers the grading runs of this process, for each fallback run's marker.
 var runSeq atomic.Uint64
 
-// sandbox is one grading run's confinement of its learner processes: the isolation in effect,
+// Box is one grading run's confinement of its learner processes: the isolation in effect,
 // the workspace, and the HOME, TMPDIR and Go caches learner processes get.
-type sandbox struct {
+type Box struct {
 	iso Isolation
 	// ws is the workspace, absolute; the only folder learner code may write to (with bwrap).
 	ws string
@@ -113,6 +130,11 @@ type sandbox struct {
 	// buildDeadline does not allow for.
 	goCache      string
 	goCacheFresh bool
+	// lookups caches what kata's own PATH resolves a program name to ("" for nothing), so the
+	// tool folders are decided once per run.
+	lookups sync.Map
+	// mem is the grade's memory cgroup (nil where there is none, docs/grading.md#memory-limit).
+	mem *cgroup
 	// marker is the hard RLIMIT_MSGQUEUE given to this run's processes without isolation, so
 	// the reaper finds them after they changed folder and environment (Linux only; 0 when unset).
 	marker uint64
@@ -175,11 +197,11 @@ func goCacheWarm(dir string) bool {
 	return slices.ContainsFunc(entries, fs.DirEntry.IsDir)
 }
 
-// builtWith records that the build c succeeded in the sandbox: a go build stamps kata's Go
-// build cache (goCacheStamp), so later builds get the usual deadline. Errors are ignored: a
-// missing stamp only grants the next build the longer deadline.
-func (b *sandbox) builtWith(c *Command) {
-	if !b.goCacheFresh || filepath.Base(c.Command) != "go" {
+// BuiltWith records that a build running command succeeded in the sandbox: a go build stamps
+// kata's Go build cache (goCacheStamp), so later builds get the usual deadline. Errors are
+// ignored: a missing stamp only grants the next build the longer deadline.
+func (b *Box) BuiltWith(command string) {
+	if !b.goCacheFresh || filepath.Base(command) != "go" {
 		return
 	}
 	id := goToolchain()
@@ -198,10 +220,10 @@ func (b *sandbox) builtWith(c *Command) {
 	b.goCacheFresh = false
 }
 
-// newSandbox prepares the sandbox of one run grading the workspace ws (absolute). noIsolation
+// New prepares the sandbox of one run grading the workspace ws (absolute). noIsolation
 // forces the fallback.
-func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
-	b := &sandbox{iso: DetectIsolation(), ws: ws}
+func New(ws string, noIsolation bool) (*Box, error) {
+	b := &Box{iso: DetectIsolation(), ws: ws}
 	if noIsolation && b.iso.Isolated() {
 		b.iso = Isolation{Kind: IsolationNone, Reason: "isolation was turned off for this run"}
 	}
@@ -210,6 +232,7 @@ func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
 	if err := os.MkdirAll(b.goCache, 0o700); err != nil {
 		return nil, fmt.Errorf("the Go build cache %s: %w", b.goCache, err)
 	}
+	b.mem = newGradeCgroup()
 	if b.iso.Isolated() {
 		// inside the sandbox /tmp is a fresh tmpfs, and HOME an empty folder in it
 		b.home, b.tmp = sandboxHome, "/tmp"
@@ -224,13 +247,48 @@ func newSandbox(ws string, noIsolation bool) (*sandbox, error) {
 	b.home, b.tmp = filepath.Join(tmp, "home"), filepath.Join(tmp, "tmp")
 	for _, d := range []string{b.home, b.tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			b.close()
+			b.Close()
 			return nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
 		}
 	}
 	b.marker = runMarker(runSeq.Add(1))
 	return b, nil
 }
+
+// Isolation is the isolation in effect for the box's processes.
+func (b *Box) Isolation() Isolation { return b.iso }
+
+// Workspace is the workspace the box was made for (absolute).
+func (b *Box) Workspace() string { return b.ws }
+
+// GoCacheFresh reports whether kata's Go build cache has not yet seen a finished Go build
+// (goCacheStamp): a first Go build compiles the standard library and needs a longer deadline.
+func (b *Box) GoCacheFresh() bool { return b.goCacheFresh }
+
+// Marker is the run's marker (the hard RLIMIT_MSGQUEUE of its processes without isolation,
+// for ReapEscapees); 0 for a nil box, under bwrap, or outside Linux.
+func (b *Box) Marker() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.marker
+}
+
+// Shows reports whether a learner process of the box sees the host path path (absolute): always
+// without isolation; under bwrap when it is in the workspace, a system folder, the sandbox's
+// own /tmp, /dev or /proc, or a runtime's installation kata shows (docs/grading.md#sandbox).
+func (b *Box) Shows(path string) bool {
+	if b == nil || !b.iso.Isolated() || !filepath.IsAbs(path) {
+		return true
+	}
+	return shows(b, path)
+}
+
+// Done is closed once the process has ended and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Success reports whether the ended process exited with code 0.
+func (p *Process) Success() bool { return p.cmd.ProcessState != nil && p.cmd.ProcessState.Success() }
 
 // sandboxPrefix starts the name of a fallback run's temporary folder, followed by the grader's
 // PID, so a folder left by a grader that was killed can be told from one in use.
@@ -254,13 +312,17 @@ func removeStaleSandboxes() {
 // sandboxHome is HOME inside a bwrap sandbox: an empty folder on its private /tmp.
 const sandboxHome = "/tmp/home"
 
-// close removes the run's temporary folder (fallback), even where learner code left files
+// Close removes the run's temporary folder (fallback), even where learner code left files
 // without write permission in it (Go's module cache does).
-func (b *sandbox) close() {
-	if b == nil || b.hostTemp == "" {
+func (b *Box) Close() {
+	if b == nil {
 		return
 	}
-	removeAllForce(b.hostTemp)
+	b.mem.remove()
+	b.mem = nil
+	if b.hostTemp != "" {
+		removeAllForce(b.hostTemp)
+	}
 }
 
 // removeAllForce removes dir and everything in it, first making every folder in it writable.
@@ -277,10 +339,10 @@ func removeAllForce(dir string) {
 	os.RemoveAll(dir)
 }
 
-// lookupEnv is the variable lookup for .mcp.json expansion: the grader's own variables, then
+// LookupEnv is the variable lookup for .mcp.json expansion: the grader's own variables, then
 // HOME and TMPDIR as the sandbox sets them, then PATH, USER and LANG from the caller's
 // environment (docs/grading.md#expansion).
-func (b *sandbox) lookupEnv(grader map[string]string) func(string) (string, bool) {
+func (b *Box) LookupEnv(grader map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if v, ok := grader[name]; ok {
 			return v, true
@@ -297,10 +359,10 @@ func (b *sandbox) lookupEnv(grader map[string]string) func(string) (string, bool
 	}
 }
 
-// env builds a learner process's environment (docs/grading.md#environment): PATH and LANG from
+// Env builds a learner process's environment (docs/grading.md#environment): PATH and LANG from
 // the caller, HOME and TMPDIR of the sandbox, Go's build settings, then the configured entries,
 // which win over all of these.
-func (b *sandbox) env(entries map[string]string) []string {
+func (b *Box) Env(entries map[string]string) []string {
 	base := map[string]string{
 		"HOME":   b.home,
 		"TMPDIR": b.tmp,
@@ -327,10 +389,10 @@ func (b *sandbox) env(entries map[string]string) []string {
 	return env
 }
 
-// processEnv is a learner process's environment without a sandbox: the configured entries
+// PlainEnv is a learner process's environment without a sandbox: the configured entries
 // plus passEnv, HOME and TMPDIR from the caller (only the grader's own tests launch processes
 // this way).
-func processEnv(entries map[string]string) []string {
+func PlainEnv(entries map[string]string) []string {
 	var env []string
 	for _, k := range append([]string{"HOME", "TMPDIR"}, passEnv...) {
 		if _, set := entries[k]; set {
@@ -346,14 +408,17 @@ func processEnv(entries map[string]string) []string {
 	return env
 }
 
-// process is one learner process with its stderr tail kept. Without isolation it leads a
+// Process is one learner process with its stderr tail kept. Without isolation it leads a
 // process group of its own; under bwrap, cmd is the bwrap process and nsInit the PID namespace's
 // first process, whose death ends every process in the namespace.
-type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	stderr *tailBuffer
+type Process struct {
+	cmd *exec.Cmd
+	// Stdin and Stdout are the process's standard input and output (Stdout is empty when
+	// Spec.Output took it).
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+	// Stderr keeps the tail of its standard error (or is Spec.Output).
+	Stderr *Tail
 
 	// nsInit is the host PID of the sandbox's PID-namespace init, pidNS that namespace's inode
 	// (bwrap only; 0 otherwise).
@@ -365,58 +430,66 @@ type process struct {
 	errR, errW *os.File
 	following  <-chan struct{}
 
+	// afterWait, when set, runs once the process has been reaped and before Done is closed:
+	// under bwrap it reaps the sandbox's init if that was re-parented to kata (reapInit).
+	afterWait func()
+
 	done    chan struct{}
 	waitErr error
 }
 
-// resolveCommand makes a relative command path (one with a slash) relative to dir, as an MCP
+// ResolveCommand makes a relative command path (one with a slash) relative to dir, as an MCP
 // host resolves .mcp.json commands against the project folder.
-func resolveCommand(dir, command string) string {
+func ResolveCommand(dir, command string) string {
 	if strings.ContainsRune(command, '/') && !filepath.IsAbs(command) {
 		return filepath.Join(dir, command)
 	}
 	return command
 }
 
-// memoryLimit bounds a server's or client's data segment and private writable mappings
+// MemoryLimit bounds a server's or client's data segment and private writable mappings
 // (RLIMIT_DATA, Linux). RLIMIT_AS would break Node and Go, whose runtimes reserve large
 // address ranges they never touch (docs/grading.md#memory-limit).
-const memoryLimit = 2 << 30
+const MemoryLimit = 2 << 30
 
-// procLimits are the resource limits of a learner process (docs/grading.md#memory-limit).
-type procLimits struct {
-	// data is RLIMIT_DATA in bytes; 0 leaves it unset (the build).
-	data uint64
+// Limits are the resource limits of a learner process (docs/grading.md#memory-limit).
+type Limits struct {
+	// Data is RLIMIT_DATA in bytes; 0 leaves it unset (the build).
+	Data uint64
 }
 
-// startSpec is one learner process to start.
-type startSpec struct {
-	// ws is the workspace; cwd the working directory (ws when empty), inside it.
-	ws, cwd string
-	command string
-	args    []string
-	env     []string
-	limits  procLimits
-	// output, when set, receives stdout and stderr together and stdin is empty (the build);
+// Spec is one learner process to start.
+type Spec struct {
+	// WS is the workspace; Cwd the working directory (WS when empty), inside it.
+	WS, Cwd string
+	// Command is the program as configured: a name looked up on PATH, or a path (a relative
+	// one is taken from WS); Args are its arguments.
+	Command string
+	Args    []string
+	// Env is the process's whole environment (Box.Env).
+	Env []string
+	// Limits are its resource limits.
+	Limits Limits
+	// Output, when set, receives stdout and stderr together and stdin is empty (the build);
 	// otherwise both are pipes and stderr's tail is kept.
-	output *tailBuffer
+	Output *Tail
 }
 
-// startProcess launches a learner process in the sandbox b (nil: a plain process group, for
+// Start launches a learner process in the sandbox b (nil: a plain process group, for
 // the grader's own tests), with pipes on stdin and stdout and stderr captured.
-func startProcess(b *sandbox, s startSpec) (*process, error) {
-	if s.cwd == "" {
-		s.cwd = s.ws
+func Start(b *Box, s Spec) (*Process, error) {
+	if s.Cwd == "" {
+		s.Cwd = s.WS
 	}
-	path := resolveCommand(s.ws, s.command)
+	path := ResolveCommand(s.WS, s.Command)
 	// resolve the program as the sandbox would, so a missing one is the same error either way
 	resolved, err := exec.LookPath(path)
 	if err != nil {
-		return nil, startError(s.command, err)
+		return nil, startError(s.Command, err)
 	}
-	p := &process{stderr: &tailBuffer{cap: stderrCap}, done: make(chan struct{})}
-	if s.output != nil {
-		p.stderr = s.output
+	p := &Process{Stderr: NewTail(StderrCap), done: make(chan struct{})}
+	if s.Output != nil {
+		p.Stderr = s.Output
 	}
 	if b != nil && b.iso.Isolated() {
 		err = startBwrap(b, s, resolved, p)
@@ -434,6 +507,9 @@ func startProcess(b *sandbox, s startSpec) (*process, error) {
 	}
 	go func() {
 		p.waitErr = p.cmd.Wait()
+		if p.afterWait != nil {
+			p.afterWait()
+		}
 		// A descendant may hold stderr open after the process exited: give its output the
 		// same moment Wait gives the other pipes (WaitDelay), then stop reading.
 		if p.following != nil {
@@ -448,27 +524,22 @@ func startProcess(b *sandbox, s startSpec) (*process, error) {
 	return p, nil
 }
 
-// unwrapPath drops an *fs.PathError's operation and path, which the message names already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// WaitDelay is how long a process's output is still read after it exited, while a
+// descendant that inherited it holds it open (exec.Cmd.WaitDelay).
+const WaitDelay = time.Second
 
 // wire sets up cmd's stdio for s: pipes, or one output buffer and an empty stdin.
-func (p *process) wire(cmd *exec.Cmd, s startSpec) error {
+func (p *Process) wire(cmd *exec.Cmd, s Spec) error {
 	p.cmd = cmd
 	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
+	if p.Stdin, err = cmd.StdinPipe(); err != nil {
 		return err
 	}
-	if s.output != nil {
-		cmd.Stdout, cmd.Stderr = s.output, s.output
-		p.stdout = io.NopCloser(strings.NewReader(""))
+	if s.Output != nil {
+		cmd.Stdout, cmd.Stderr = s.Output, s.Output
+		p.Stdout = io.NopCloser(strings.NewReader(""))
 	} else {
-		if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		if p.Stdout, err = cmd.StdoutPipe(); err != nil {
 			return err
 		}
 		// stderr goes through a pipe the tail buffer reads itself, so that a test can settle
@@ -478,12 +549,12 @@ func (p *process) wire(cmd *exec.Cmd, s startSpec) error {
 			return err
 		}
 		cmd.Stderr = p.errW
-		p.following = p.stderr.follow(p.errR)
+		p.following = p.Stderr.follow(p.errR)
 	}
 	// A descendant that inherited stdout (or the build's output) would keep Wait waiting for
 	// the copy to finish: once the process itself has exited, give its output a moment, then
 	// close the pipes.
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = WaitDelay
 	return nil
 }
 
@@ -497,19 +568,19 @@ func startError(command string, err error) error {
 	return i18n.Err("harness.start_failed", "Command", strconv.Quote(command), "Error", err.Error())
 }
 
-// exited reports whether the process has ended, and how (exitMsg; zero while it runs).
-func (p *process) exited() (bool, i18n.Msg) {
+// Exited reports whether the process has ended, and how (exitMsg; zero while it runs).
+func (p *Process) Exited() (bool, i18n.Msg) {
 	select {
 	case <-p.done:
-		return true, p.exitMsg()
+		return true, p.ExitMsg()
 	default:
 		return false, i18n.Msg{}
 	}
 }
 
-// exitMsg says how the ended process ended, to follow its name: "exited with code 1", "was
+// ExitMsg says how the ended process ended, to follow its name: "exited with code 1", "was
 // killed by signal killed".
-func (p *process) exitMsg() i18n.Msg {
+func (p *Process) ExitMsg() i18n.Msg {
 	st := p.cmd.ProcessState
 	if st == nil {
 		return i18n.M("harness.exit.exited")
@@ -524,12 +595,12 @@ func (p *process) exitMsg() i18n.Msg {
 	return i18n.M("harness.exit.code", "Code", st.ExitCode())
 }
 
-// kill ends the process and everything it started: stdin is closed, then SIGTERM, then
+// Kill ends the process and everything it started: stdin is closed, then SIGTERM, then
 // SIGKILL after grace (MCP stdio shutdown order). Without isolation the signals go to the
 // process group; under bwrap SIGTERM goes to every process in the sandbox's PID namespace and
 // SIGKILL to the namespace's init, which ends them all. It waits for the process to be reaped.
-func (p *process) kill(grace time.Duration) {
-	p.stdin.Close()
+func (p *Process) Kill(grace time.Duration) {
+	p.Stdin.Close()
 	select {
 	case <-p.done:
 	case <-time.After(grace / 2):
@@ -554,7 +625,7 @@ func (p *process) kill(grace time.Duration) {
 // signalAll sends sig to the process's group, or under bwrap into its PID namespace: SIGKILL to
 // the namespace's init (the kernel then kills every process in it, and bwrap exits), other
 // signals to every member but the init.
-func (p *process) signalAll(sig syscall.Signal) {
+func (p *Process) signalAll(sig syscall.Signal) {
 	switch {
 	case p.pidNS == 0:
 		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
@@ -565,10 +636,10 @@ func (p *process) signalAll(sig syscall.Signal) {
 	}
 }
 
-// tailBuffer keeps the last cap bytes written to it and counts all bytes ever written, so a
+// Tail keeps the last cap bytes written to it and counts all bytes ever written, so a
 // test can ask for "what was written since mark". Bytes come from Write, or from a pipe the
 // buffer follows (follow), which mark and since first settle.
-type tailBuffer struct {
+type Tail struct {
 	mu    sync.Mutex
 	cap   int
 	buf   []byte
@@ -579,15 +650,18 @@ type tailBuffer struct {
 	scratch []byte
 }
 
+// NewTail returns an empty Tail that keeps the last cap bytes.
+func NewTail(cap int) *Tail { return &Tail{cap: cap} }
+
 // Write appends b, keeping only the newest cap bytes (the stderr tail of docs/grading.md#output-caps); it never fails.
-func (t *tailBuffer) Write(b []byte) (int, error) {
+func (t *Tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.appendLocked(b)
 	return len(b), nil
 }
 
-func (t *tailBuffer) appendLocked(b []byte) {
+func (t *Tail) appendLocked(b []byte) {
 	t.total += int64(len(b))
 	t.buf = append(t.buf, b...)
 	if over := len(t.buf) - t.cap; over > 0 {
@@ -598,7 +672,7 @@ func (t *tailBuffer) appendLocked(b []byte) {
 // follow reads the pipe f into the buffer until its writers close it or f is closed; the
 // channel is closed when it stops. Every read is a non-blocking read(2) made with t.mu held, so
 // settle can take what waits in the pipe at any moment and the bytes stay in order.
-func (t *tailBuffer) follow(f *os.File) <-chan struct{} {
+func (t *Tail) follow(f *os.File) <-chan struct{} {
 	stopped := make(chan struct{})
 	raw, err := f.SyscallConn()
 	if err != nil {
@@ -640,7 +714,7 @@ const settleMax = 2 << 20
 
 // settleLocked takes in what is already waiting in the followed pipe. A process writes its
 // stderr before the answer that ends a test, so after settling, that stderr is in the buffer.
-func (t *tailBuffer) settleLocked() {
+func (t *Tail) settleLocked() {
 	if t.pipe == nil {
 		return
 	}
@@ -659,17 +733,17 @@ func (t *tailBuffer) settleLocked() {
 	})
 }
 
-// mark returns the count of bytes written so far.
-func (t *tailBuffer) mark() int64 {
+// Mark returns the count of bytes written so far.
+func (t *Tail) Mark() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.settleLocked()
 	return t.total
 }
 
-// since returns what was written after mark (as much as is still kept), capped to the last
+// Since returns what was written after mark (as much as is still kept), capped to the last
 // max bytes.
-func (t *tailBuffer) since(mark int64, max int) string {
+func (t *Tail) Since(mark int64, max int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.settleLocked()

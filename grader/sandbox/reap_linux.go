@@ -1,6 +1,6 @@
 //go:build linux
 
-package grader
+package sandbox
 
 import (
 	"bytes"
@@ -16,20 +16,20 @@ import (
 
 var subreaperOnce sync.Once
 
-// becomeSubreaper makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so a
+// BecomeSubreaper makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so a
 // learner's descendant that escaped its process group with setsid is re-parented to the
-// grader when its parent dies, where reapEscapees can find it (docs/grading.md#process-groups).
-func becomeSubreaper() {
+// grader when its parent dies, where ReapEscapees can find it (docs/grading.md#process-groups).
+func BecomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// reapEscapees kills and reaps every process re-parented to the grader that belongs to this
+// ReapEscapees kills and reaps every process re-parented to the grader that belongs to this
 // run: its working directory is the workspace, its environment carries the run's token, or it
 // carries the run's marker (sandbox.marker, which survives a change of folder, an emptied
 // environment and exec). It repeats until none is left, since killing one may orphan its own
 // children. Under bwrap nothing can be re-parented to the grader: a sandbox's processes die
 // with its PID namespace.
-func reapEscapees(dir, token string, marker uint64) int {
+func ReapEscapees(dir, token string, marker uint64) int {
 	self := os.Getpid()
 	killed := 0
 	for round := 0; round < 10; round++ {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package grader
+package sandbox
 
 import (
 	"errors"
@@ -19,23 +19,23 @@ func detectIsolation() Isolation {
 }
 
 // startBwrap is never called outside Linux (DetectIsolation never reports bwrap).
-func startBwrap(b *sandbox, s startSpec, program string, p *process) error {
+func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	return errors.New("bwrap is Linux-only")
 }
 
 // startPlain starts program in its own process group; macOS has no PDEATHSIG, no prlimit of
 // another process and no /proc (docs/grading.md#not-isolated).
-func startPlain(b *sandbox, s startSpec, program string, p *process) error {
-	cmd := exec.Command(program, s.args...)
-	cmd.Args[0] = s.command
-	cmd.Dir = s.cwd
-	cmd.Env = s.env
+func startPlain(b *Box, s Spec, program string, p *Process) error {
+	cmd := exec.Command(program, s.Args...)
+	cmd.Args[0] = s.Command
+	cmd.Dir = s.Cwd
+	cmd.Env = s.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.wire(cmd, s); err != nil {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return startError(s.command, err)
+		return startError(s.Command, err)
 	}
 	return nil
 }
@@ -45,3 +45,6 @@ func signalNamespace(ns uint64, init int, sig syscall.Signal) {}
 
 // runMarker is Linux-only: there is no /proc to find a marker in.
 func runMarker(seq uint64) uint64 { return 0 }
+
+// shows: there is no bwrap sandbox outside Linux, so nothing is hidden.
+func shows(b *Box, path string) bool { return true }
