@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 // checkFiles walks the packet folder dir and reports what loading or `kata init` would
@@ -166,7 +168,7 @@ func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallba
 			size += len(layerSeparator)
 		}
 		size += len(md)
-		files = append(files, LayerFile{Name: n, Markdown: md})
+		files = append(files, LayerFile{Name: termtext.Name(n), Markdown: termtext.Markdown(md)})
 	}
 	if size > MaxMarkdownBytes && len(ps) == 0 {
 		ps.add(path.Join(dir, layer), 0, "the layer's files come to %d KiB with their assets; a layer shows at most %d KiB (move some of it to another layer, or shorten it)", (size+1023)>>10, MaxMarkdownBytes>>10)

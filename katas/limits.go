@@ -128,3 +128,7 @@ func deepBlock(doc ast.Node, limit int) int {
 	walk(doc, 0)
 	return found
 }
+
+// MaxJSONBytes bounds each JSON file of a packet (packet.json, fixtures, assets, their locale
+// twins): 1 MiB, a hundred times the largest shipped one.
+const MaxJSONBytes = 1 << 20

@@ -207,3 +207,14 @@ func Markdown(md string) string {
 		return ref
 	})
 }
+
+// Name returns a name — of a file, a folder, a learner — as it may be printed: as it is when it
+// holds no control character (newline and tab included: a name is one line), else quoted as a
+// Go string ("04-\x1b]0;x\a.md"), so the reader still tells which one it is and the terminal
+// obeys nothing.
+func Name(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strconv.Quote(s)
+}
