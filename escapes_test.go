@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,5 +101,28 @@ func TestHostilePacketPrintsNoEscape(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("validate does not report %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestClassGradeFolderNamePrintsNoEscape (issue 23, item 5): a learner folder named with
+// escape sequences is named in `kata class grade`'s progress lines and summary quoted, never
+// raw.
+func TestClassGradeFolderNamePrintsNoEscape(t *testing.T) {
+	hermeticState(t)
+	evil := "eve\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\u009b2J"
+	dir := classOf(t, map[string]string{"ana": "", evil: ""})
+	out := filepath.Join(t.TempDir(), "report")
+	stdout, stderr, code := runKata(t, "class", "grade", dir, "--out", out, "--no-isolation", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for what, s := range map[string]string{"the summary": stdout, "the progress": stderr} {
+		if i := termtext.Control(s); i >= 0 {
+			t.Errorf("%s holds a control character at %d: %q", what, i, s[max(0, i-20):min(len(s), i+40)])
+		}
+	}
+	quoted := `"eve\x1b]0;pwned\a\x1b]52;c;cHduZWQ=\a\u009b2J"`
+	if !strings.Contains(stdout, quoted) || !strings.Contains(stderr, quoted) {
+		t.Errorf("the learner is not named quoted (%s):\n%s\n%s", quoted, stdout, stderr)
 	}
 }
