@@ -33,7 +33,6 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/keymap"
@@ -47,6 +46,7 @@ import (
 	"github.com/kata-mcp/kata/ui/pages/review"
 	"github.com/kata-mcp/kata/ui/pages/task"
 	"github.com/kata-mcp/kata/ui/pages/traps"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and

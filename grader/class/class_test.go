@@ -136,7 +136,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("pseudonym key %x, %v", key, err)
 	}
 	rep := &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mcp-structured-errors", Seed: 42, Points: 3, MaxPoints: 4,
-		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, TaskID: 2}}}
+		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, Step: 2}}}
 	at := time.Unix(1700000000, 0)
 	if err := s.Save(Stored{Learner: Learner{Name: "alice", Dir: "/c/alice"}, Hash: "h1", Seed: 42, Report: rep, Duration: time.Second, GradedAt: at}); err != nil {
 		t.Fatal(err)
@@ -178,12 +178,12 @@ func TestStore(t *testing.T) {
 func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.RuleID) *grader.Report {
 	p, _ := lib.Get("mcp-structured-errors")
 	rep := &grader.Report{Version: 3, Status: grader.StatusPass, Kata: p.ID, Seed: seed, Workspace: dir,
-		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, TaskID: 1}}}
+		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, Step: 1}}}
 	for _, f := range p.Fixtures["server"].Fixtures {
 		if f.Expect.ProtocolError != 0 {
-			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, TaskID: f.Task})
+			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, Step: f.Task})
 		}
-		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, TaskID: f.Task}
+		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, Step: f.Task}
 		for _, b := range broken {
 			if (b == grader.RuleCategory && f.Expect.Category != "") || (b == grader.RuleRetryAfter && strings.Contains(f.ID, "rate")) {
 				tr.Status, tr.FailedRules = grader.StatusFail, append(tr.FailedRules, b)
@@ -194,7 +194,7 @@ func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.Rul
 		rep.Tests = append(rep.Tests, tr)
 	}
 	for _, sc := range p.Scenarios.Scenarios {
-		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, TaskID: sc.Task})
+		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, Step: sc.Task})
 	}
 	s := grader.ScoreOf(p, rep)
 	rep.Points, rep.MaxPoints = s.Points, s.Max
