@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kata-mcp/kata/internal/termtext"
 )
@@ -29,7 +33,7 @@ var hostileEdits = map[string]func(string) string{
 		return strings.Replace(s, `"summary": "`, `"summary": "`+jsonText(hostileEscapes), 1)
 	},
 	"knowledge/01-mental-model.md": func(s string) string {
-		return s + "\nA layer " + hostileEscapes + " and &#27;]0;pwned&#7; and [a link](https://evil.example/).\n"
+		return strings.Replace(s, "\n", "\n\nA layer "+hostileEscapes+" and &#27;]0;pwned&#7; and [a link](https://evil.example/).\n", 1)
 	},
 	"traps.md": func(s string) string {
 		return strings.Replace(s, "| Raising, so the SDK", "| Raising "+hostileEscapes+", so the SDK", 1)
@@ -124,5 +128,76 @@ func TestClassGradeFolderNamePrintsNoEscape(t *testing.T) {
 	quoted := `"eve\x1b]0;pwned\a\x1b]52;c;cHduZWQ=\a\u009b2J"`
 	if !strings.Contains(stdout, quoted) || !strings.Contains(stderr, quoted) {
 		t.Errorf("the learner is not named quoted (%s):\n%s\n%s", quoted, stdout, stderr)
+	}
+}
+
+// TestHostileEscapesNeverReachAPty (issue 23, item 5): in a real terminal (tmux), every byte
+// kata writes — kata list, show, show --rules, validate, class grade with a learner folder
+// named with escapes, and the app's catalog, layer, quiz and traps — is captured as the pty
+// received it (pipe-pane), and none of the packet's or the folder's escape sequences is in it.
+func TestHostileEscapesNeverReachAPty(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	tmp := t.TempDir()
+	bin := buildKata(t, tmp)
+	pkts := filepath.Join(tmp, "packets")
+	copyShipped(t, "mcp-structured-errors", pkts, hostileEdits)
+	class := filepath.Join(tmp, "class")
+	for _, name := range []string{"ana", "eve\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\u009b2J"} {
+		if err := os.MkdirAll(filepath.Join(class, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(tmp, "run.sh")
+	os.WriteFile(script, []byte(`read _
+kata() { "$KATA" --packets "$PKTS" "$@"; }
+kata list
+kata show mcp-structured-errors
+kata show mcp-structured-errors --rules
+kata validate "$PKTS"
+kata class grade "$CLASS" --out "$OUT" --no-isolation --seed 3
+echo CLI-DONE
+exec "$KATA" --packets "$PKTS"
+`), 0o755)
+	raw := filepath.Join(tmp, "pty.raw")
+	s := &tmuxSession{t: t, sock: filepath.Join(tmp, "tmux.sock")}
+	env := []string{"env", "TERM=xterm-256color", "COLORTERM=truecolor", "KATA_THEME=dark", "HOME=" + tmp, "XDG_DATA_HOME=" + filepath.Join(tmp, "data"),
+		"XDG_STATE_HOME=" + filepath.Join(tmp, "state"), "KATA_STATE=" + filepath.Join(tmp, "state", "p.db"), "PATH=" + os.Getenv("PATH"),
+		"KATA=" + bin, "PKTS=" + pkts, "CLASS=" + class, "OUT=" + filepath.Join(tmp, "out")}
+	s.start(env, "sh", script)
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s.tmux("pipe-pane", "-o", "-t", "kata", "cat >> '"+raw+"'")
+	s.tmux("send-keys", "-t", "kata", "Enter")
+
+	s.send("3 katas") // the app's catalog: the CLI commands are done
+	s.send("> Hostile click", "Down", "Down")
+	s.send("A layer click", "Enter") // knowledge layer
+	s.send("se-01", "x")             // the quiz
+	s.send("1 knowledge", "Escape")
+	s.send("Why it fails", "t") // traps
+	s.tmux("send-keys", "-t", "kata", "q")
+
+	var got []byte
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		got, _ = os.ReadFile(raw)
+		if bytes.Contains(got, []byte("CLI-DONE")) && bytes.Contains(got, []byte("Why it fails")) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, want := range []string{"CLI-DONE", "Hostile click", "A layer click", "cannot be graded"} {
+		if !bytes.Contains(got, []byte(want)) && !bytes.Contains(got, []byte("Cannot be graded")) {
+			t.Errorf("the pty never received %q (%d bytes captured)", want, len(got))
+		}
+	}
+	for _, bad := range []string{"\x1b]52", "cHduZWQ=\a", "\x1b]0;pwned", "\x1b]8;;https://evil", "]8;id=", "\x1bP+q", "\x1b_G", "\x1b^pwned", "\x1bXpwned", "\u009b", "\u009d", "\u0085"} {
+		if i := bytes.Index(got, []byte(bad)); i >= 0 {
+			t.Errorf("the pty received %q: …%q…", bad, got[max(0, i-40):min(len(got), i+60)])
+		}
 	}
 }
