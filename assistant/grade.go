@@ -39,7 +39,7 @@ func (s *server) gradeWorkspace(ctx context.Context, req *mcp.CallToolRequest, i
 		opts.Seed, opts.SeedSet = *in.Seed, true
 	}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-		opts.Progress = func(e grader.Event) {
+		opts.OnEvent = func(e grader.Event) {
 			if e.Kind == grader.EventTestFinished {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 					Progress: float64(e.Done), Total: float64(e.Total), Message: e.Test}) // best effort: a lost notice loses nothing

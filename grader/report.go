@@ -156,8 +156,8 @@ type Event struct {
 func (r *run) announceStart(id, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, TestID: id, Done: r.done, Total: r.total})
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(Event{Kind: EventTestStarted, Test: name, TestID: id, Done: r.done, Total: r.total})
 	}
 }
 
@@ -165,8 +165,8 @@ func (r *run) announceStart(id, name string) {
 func (r *run) info(msg i18n.Msg) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventInfo, Message: msg.English(), Says: msg, Done: r.done, Total: r.total})
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(Event{Kind: EventInfo, Message: msg.English(), Says: msg, Done: r.done, Total: r.total})
 	}
 }
 
@@ -223,9 +223,9 @@ func (r *run) announceDone(t TestResult) TestResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	if r.opts.Progress != nil {
+	if r.opts.OnEvent != nil {
 		tc := t
-		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, TestID: t.ID, Result: &tc, Done: r.done, Total: r.total})
+		r.opts.OnEvent(Event{Kind: EventTestFinished, Test: t.Name, TestID: t.ID, Result: &tc, Done: r.done, Total: r.total})
 	}
 	return t
 }

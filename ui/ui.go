@@ -186,8 +186,8 @@ func New(lib *katas.Library, opts Options) Model {
 		opts.Workspace = katas.DefaultWorkspace
 	}
 	if opts.Grade == nil {
-		opts.Grade = func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
-			return grader.Grade(ctx, lib, dir, grader.Options{Progress: progress})
+		opts.Grade = func(ctx context.Context, dir string, onEvent func(grader.Event)) *grader.Report {
+			return grader.Grade(ctx, lib, dir, grader.Options{OnEvent: onEvent})
 		}
 	}
 	if opts.Exec == nil {

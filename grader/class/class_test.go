@@ -282,7 +282,7 @@ func TestRunResumes(t *testing.T) {
 	defer store.Close()
 	f := &fakeGrader{lib: lib}
 	var events []Event
-	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, Progress: func(e Event) { events = append(events, e) }}
+	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, OnEvent: func(e Event) { events = append(events, e) }}
 	b, err := Run(context.Background(), lib, store, learners, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer store.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeGrader{lib: lib}
-	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, Progress: func(e Event) {
+	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, OnEvent: func(e Event) {
 		if e.Kind == EventStarted && e.Learner.Name == "b" {
 			go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 		}
@@ -581,7 +581,7 @@ func TestProgress(t *testing.T) {
 	res := &Result{Learner: Learner{Name: "bob"}, Report: &grader.Report{Status: grader.StatusFail, Points: 3, MaxPoints: 4,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}, Duration: 1500 * time.Millisecond}
 	var plain bytes.Buffer
-	p := NewProgress(&plain, false, nil)
+	p := NewTicker(&plain, false, nil)
 	p.Event(Event{Kind: EventStarted, Learner: res.Learner, Done: 0, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 2})
 	p.Done()
@@ -589,7 +589,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("plain progress %q", got)
 	}
 	var tty bytes.Buffer
-	p = NewProgress(&tty, true, nil)
+	p = NewTicker(&tty, true, nil)
 	p.Event(Event{Kind: EventBegan, Total: 2, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventStarted, Learner: Learner{Name: "carol"}, Done: 1, Running: 1, Total: 2})
@@ -601,16 +601,16 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// TestProgressAndSummaryQuoteFolderNames: a learner folder named with escape sequences is
+// TestTickerAndSummaryQuoteFolderNames: a learner folder named with escape sequences is
 // printed quoted in the progress line (on a terminal and off it) and in the summary, so the
 // terminal obeys none of them.
-func TestProgressAndSummaryQuoteFolderNames(t *testing.T) {
+func TestTickerAndSummaryQuoteFolderNames(t *testing.T) {
 	evil := Learner{Name: "eve\x1b]0;pwned\x07\u009b2J"}
 	res := &Result{Learner: evil, Report: &grader.Report{Status: grader.StatusFail, Points: 1, MaxPoints: 2,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}}
 	var plain, tty, summary bytes.Buffer
-	NewProgress(&plain, false, nil).Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
-	p := NewProgress(&tty, true, nil)
+	NewTicker(&plain, false, nil).Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
+	p := NewTicker(&tty, true, nil)
 	p.Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
 	p.Done()
 	r := &Report{Seed: 7, Gradable: 1, Graded: 1, Jobs: 1, CannotGrade: 1,

@@ -89,11 +89,11 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	defer stop()
 	errw := cmd.ErrOrStderr()
 	loc := i18n.New(userLocale(cmd))
-	progress := class.NewProgress(errw, isTerminal(errw), loc)
+	ticker := class.NewTicker(errw, isTerminal(errw), loc)
 	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
-		NoIsolation: f.noIsolation, Timeout: f.timeout, Progress: progress.Event}
+		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
-	progress.Done()
+	ticker.Done()
 	if batch == nil {
 		return runErr
 	}

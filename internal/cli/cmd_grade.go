@@ -59,7 +59,7 @@ func newGradeCmd() *cobra.Command {
 				if kc, err := grader.LoadKataConfig(dir); err == nil {
 					p, _ = localized(cmd, lib).Get(kc.Kata)
 				}
-				opts.Progress = func(e grader.Event) {
+				opts.OnEvent = func(e grader.Event) {
 					if e.Kind == grader.EventTestStarted {
 						name := grader.LocalizeTest(grader.TestResult{ID: e.TestID, Name: e.Test}, loc, p).Name
 						fmt.Fprintf(errw, "\r\x1b[K[%d/%d] %s", e.Done+1, e.Total, name)
@@ -82,7 +82,7 @@ func newGradeCmd() *cobra.Command {
 				if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
 					rec.Record(rep)
 				}
-				if opts.Progress != nil {
+				if opts.OnEvent != nil {
 					fmt.Fprint(errw, "\r\x1b[K")
 				}
 				if err := writeReportFiles(rep, resultsFile, junitFile); err != nil {

@@ -26,11 +26,11 @@ var files embed.FS
 // Areas are the catalog files' first names: "active" for the screens and commands, "grader"
 // for the grader's checks of a tools/call result and its rules (contract, hints, rules),
 // "harness" for the rest of a grading run (launching, tools/list, stdout, the client
-// scenarios, config rules, the call shown under a failure), "class" for the instructor's
-// class reports and board, "cli" for the command-line help (each command's and flag's text,
+// scenarios, config rules, the call shown under a failure), "class" for the class reports
+// (kata class grade), "workshop" for the live workshop's board and instructor actions, "cli" for the command-line help (each command's and flag's text,
 // cobra's headings) and cobra's errors about a command line. Each language has one file per
 // area; together they are its catalog.
-var Areas = []string{"active", "grader", "harness", "class", "cli"}
+var Areas = []string{"active", "grader", "harness", "class", "workshop", "cli"}
 
 // bundle parses the catalogs once; a catalog that does not parse is a build defect, which the
 // package's tests catch, so it panics.

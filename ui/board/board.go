@@ -1,7 +1,7 @@
 // Package board is the instructor's live board in `kata serve`'s terminal: learners ×
 // the selected kata (layer reached, quiz score, last grade), the rules and items missed
 // most, who needs attention, the live quiz's distribution, and the keys that pace the class
-// and run the live quiz. It draws board.View values and calls the Class's actions; the
+// and run the live quiz. It draws board.View values and calls the Workshop's actions; the
 // server behind it is someone else's business.
 package board
 
@@ -23,8 +23,8 @@ import (
 	"github.com/kata-mcp/kata/workshop/board"
 )
 
-// Class is the workshop the board shows and acts on; *server.Class implements it.
-type Class interface {
+// Workshop is the workshop the board shows and acts on; *server.Workshop implements it.
+type Workshop interface {
 	Code() string
 	View() board.View
 	// Changed returns a channel closed at the board's next change.
@@ -58,7 +58,7 @@ type Options struct {
 
 // Model is the board's Bubble Tea model.
 type Model struct {
-	c      Class
+	c      Workshop
 	opts   Options
 	st     *common.Styles
 	keys   *keymap.KeyMap
@@ -82,7 +82,7 @@ type (
 )
 
 // New returns the board of c.
-func New(c Class, opts Options) Model {
+func New(c Workshop, opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -106,7 +106,7 @@ func New(c Class, opts Options) Model {
 }
 
 // Run shows the board on the terminal until the instructor quits or ctx ends.
-func Run(ctx context.Context, c Class, opts Options) error {
+func Run(ctx context.Context, c Workshop, opts Options) error {
 	_, err := tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
 	if ctx.Err() != nil {
 		return nil // stopped by a signal: not a failure
@@ -376,11 +376,11 @@ func (m Model) quizLines() []string {
 func quizState(loc *i18n.Localizer, state string) string {
 	switch state {
 	case kw.QuizOpen:
-		return loc.T("class.board.quiz_open")
+		return loc.T("workshop.board.quiz_open")
 	case kw.QuizRevealed:
-		return loc.T("class.board.quiz_revealed")
+		return loc.T("workshop.board.quiz_revealed")
 	case kw.QuizClosed:
-		return loc.T("class.board.quiz_closed")
+		return loc.T("workshop.board.quiz_closed")
 	}
 	return state
 }

@@ -20,10 +20,10 @@ import (
 	"github.com/kata-mcp/kata/workshop/store"
 )
 
-// rig is a server.Class on a temporary SQLite file, and a board over it driven by hand.
+// rig is a server.Workshop on a temporary SQLite file, and a board over it driven by hand.
 type rig struct {
 	t     *testing.T
-	class *server.Class
+	class *server.Workshop
 	http  *httptest.Server
 	m     tea.Model
 }

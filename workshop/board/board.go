@@ -465,7 +465,7 @@ func (b *Board) flags(l *learner, now time.Time) []i18n.Msg {
 	}
 	var out []i18n.Msg
 	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle {
-		out = append(out, i18n.M("class.board.idle", "Minutes", int(idle.Minutes())))
+		out = append(out, i18n.M("workshop.board.idle", "Minutes", int(idle.Minutes())))
 	}
 	for _, p := range b.packets {
 		st := l.katas[p.ID]
@@ -475,7 +475,7 @@ func (b *Board) flags(l *learner, now time.Time) []i18n.Msg {
 		rules := slices.Sorted(maps.Keys(st.streak))
 		for _, r := range rules {
 			if n := st.streak[r]; n >= b.opts.Repeats {
-				out = append(out, i18n.MN("class.board.repeats", n, "Kata", p.ID, "Rule", r))
+				out = append(out, i18n.MN("workshop.board.repeats", n, "Kata", p.ID, "Rule", r))
 			}
 		}
 	}

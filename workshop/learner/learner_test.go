@@ -26,7 +26,7 @@ type instructor struct {
 	st    *store.Store
 	srv   *server.Server
 	hs    *httptest.Server
-	class *server.Class
+	class *server.Workshop
 }
 
 func (in *instructor) start() {

@@ -206,7 +206,7 @@ func (s *Server) asLearner(next learnerFunc) http.HandlerFunc {
 }
 
 // instructorFunc handles a request of an authenticated instructor.
-type instructorFunc func(w http.ResponseWriter, r *http.Request, c *Class)
+type instructorFunc func(w http.ResponseWriter, r *http.Request, c *Workshop)
 
 // asInstructor authenticates an instructor token (Authorization, or with cookie the board's
 // cookie too — only GETs take it, so a cross-site POST cannot act) and rate-limits it.
@@ -250,7 +250,7 @@ func (s *Server) asInstructor(next instructorFunc, cookie bool) http.HandlerFunc
 			s.storeFailed(w, "loading the workshop", err)
 			return
 		}
-		next(w, r, &Class{h: h})
+		next(w, r, &Workshop{h: h})
 	}
 }
 
@@ -390,7 +390,7 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 	}
 	hash := hashToken(bearer(r))
 	if _, err := s.store.InstructorWorkshop(r.Context(), hash); err == nil {
-		s.asInstructor(func(w http.ResponseWriter, r *http.Request, c *Class) { writeJSON(w, http.StatusOK, c.State()) }, false)(w, r)
+		s.asInstructor(func(w http.ResponseWriter, r *http.Request, c *Workshop) { writeJSON(w, http.StatusOK, c.State()) }, false)(w, r)
 		return
 	}
 	s.asLearner(func(w http.ResponseWriter, r *http.Request, _ store.Learner, h *hub, _ string) {
@@ -417,7 +417,7 @@ func (s *Server) instructorErr(w http.ResponseWriter, err error) {
 	}
 }
 
-func (s *Server) handlePacing(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handlePacing(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	var req workshop.PacingRequest
 	if !decode(w, r, &req) {
 		return
@@ -431,7 +431,7 @@ func (s *Server) handlePacing(w http.ResponseWriter, r *http.Request, c *Class) 
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) handleQuiz(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleQuiz(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	var req workshop.QuizRequest
 	if !decode(w, r, &req) {
 		return
@@ -445,7 +445,7 @@ func (s *Server) handleQuiz(w http.ResponseWriter, r *http.Request, c *Class) {
 	writeJSON(w, http.StatusOK, q)
 }
 
-func (s *Server) handleReveal(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleReveal(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	q, err := c.Reveal(r.Context())
 	if err != nil {
 		s.instructorErr(w, err)
@@ -454,7 +454,7 @@ func (s *Server) handleReveal(w http.ResponseWriter, r *http.Request, c *Class) 
 	writeJSON(w, http.StatusOK, q)
 }
 
-func (s *Server) handleCloseQuiz(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleCloseQuiz(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	st, err := c.CloseQuiz(r.Context())
 	if err != nil {
 		s.instructorErr(w, err)
@@ -463,7 +463,7 @@ func (s *Server) handleCloseQuiz(w http.ResponseWriter, r *http.Request, c *Clas
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) handleClose(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleClose(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	st, err := c.Close(r.Context())
 	if err != nil {
 		s.instructorErr(w, err)
@@ -473,7 +473,7 @@ func (s *Server) handleClose(w http.ResponseWriter, r *http.Request, c *Class) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) handleBoard(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleBoard(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	writeJSON(w, http.StatusOK, c.View())
 }
 

@@ -39,11 +39,11 @@ type Config struct {
 
 // Running is a started server.
 type Running struct {
-	// Class is the workshop opened; Token the instructor token issued for this start (the
+	// Workshop is the workshop opened; Token the instructor token issued for this start (the
 	// store keeps its hash); Created says the workshop (and its code) is new.
-	Class   *Class
-	Token   string
-	Created bool
+	Workshop *Workshop
+	Token    string
+	Created  bool
 	// Base is the address learners reach the server at.
 	Base string
 	// Addr is the address listened on.
@@ -58,7 +58,7 @@ type Running struct {
 
 // JoinURL is the workshop's join address.
 func (r *Running) JoinURL() string {
-	return workshop.JoinURL{Base: r.Base, Code: r.Class.Code()}.String()
+	return workshop.JoinURL{Base: r.Base, Code: r.Workshop.Code()}.String()
 }
 
 // BoardURL is the web board's address with the instructor token.
@@ -126,7 +126,7 @@ func Start(ctx context.Context, lib *katas.Library, cfg Config) (*Running, error
 		TLSConfig:         tlsConf,
 		ErrorLog:          nil,
 	}
-	r := &Running{Class: class, Token: token, Created: created, Addr: ln.Addr().String(), srv: srv, st: st, http: hs, errs: make(chan error, 1)}
+	r := &Running{Workshop: class, Token: token, Created: created, Addr: ln.Addr().String(), srv: srv, st: st, http: hs, errs: make(chan error, 1)}
 	r.Base = cfg.PublicURL
 	if r.Base == "" {
 		r.Base = advertised(ln.Addr(), tlsConf != nil)

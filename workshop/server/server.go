@@ -1,6 +1,6 @@
 // Package server is `kata serve`: the instructor's HTTP server of a live workshop. Learners
 // join with the workshop's code and report events (JSON API); the instructor's board — in
-// the server's terminal (through Class) and as a web page at /board — follows them live over
+// the server's terminal (through Workshop) and as a web page at /board — follows them live over
 // Server-Sent Events; the instructor paces the class and runs live quizzes.
 //
 // Every request is authenticated by a random token, of which the store keeps only the
@@ -182,7 +182,7 @@ type Opening struct {
 // Open resumes the newest open workshop of exactly these katas, or creates one (with the
 // opening pacing), and issues a new instructor token for it. Every kata must be in the
 // library. created says a new workshop (and join code) was made.
-func (s *Server) Open(ctx context.Context, kataIDs []string, open Opening) (c *Class, token string, created bool, err error) {
+func (s *Server) Open(ctx context.Context, kataIDs []string, open Opening) (c *Workshop, token string, created bool, err error) {
 	if len(kataIDs) == 0 {
 		return nil, "", false, errors.New("no kata: name one or more with --kata")
 	}
@@ -203,7 +203,7 @@ func (s *Server) Open(ctx context.Context, kataIDs []string, open Opening) (c *C
 	if err != nil {
 		return nil, "", false, err
 	}
-	c = &Class{h: h}
+	c = &Workshop{h: h}
 	if created && (open.Layers > 0 || open.Steps > 0) {
 		if _, err := c.Pace(ctx, workshop.PacingRequest{Layers: max(open.Layers, 0), Steps: max(open.Steps, 0)}); err != nil {
 			return nil, "", false, err

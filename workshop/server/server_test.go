@@ -44,7 +44,7 @@ type rig struct {
 	st    *store.Store
 	srv   *Server
 	http  *httptest.Server
-	class *Class
+	class *Workshop
 	// token is the instructor's.
 	token string
 }

@@ -127,7 +127,7 @@ func (s *Server) handleLearnerStream(w http.ResponseWriter, r *http.Request, _ s
 // handleBoardStream streams the board: the whole view first (unless the client's
 // Last-Event-ID is the board's current sequence number), then an update with the rows that
 // changed and the summary after every change.
-func (s *Server) handleBoardStream(w http.ResponseWriter, r *http.Request, c *Class) {
+func (s *Server) handleBoardStream(w http.ResponseWriter, r *http.Request, c *Workshop) {
 	key := "board:" + c.Code() + ":" + s.clientAddr(r)
 	if !s.limits.openStream(key) {
 		writeErr(w, http.StatusTooManyRequests, workshop.ErrRateLimited, "too many board streams open from this address")

@@ -88,11 +88,11 @@ func (s *Server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	loc := s.opts.Loc
 	pages.ExecuteTemplate(w, "board.html", pageData{Code: ws.Code, JoinURL: s.baseURL(r) + "/" + ws.Code, YourName: loc.T("out.your_name"), Lang: loc.Lang(),
-		Title: loc.T("class.web.title", "Code", ws.Code), Heading: loc.T("class.web.heading"), Join: loc.T("class.web.join"),
-		Connecting: loc.T("class.web.connecting"), Learners: loc.N("count.learner", 0), Open: loc.T("class.web.open"),
-		LearnersLabel: loc.T("class.web.learners"), NoLearner: loc.T("board.no_learner"), Quiz: loc.T("class.web.live_quiz"),
-		Missed: loc.T("board.missed"), Rules: loc.T("class.web.rules"), Items: loc.T("class.web.items"),
-		Attention: loc.T("class.web.attention"), Words: pageWords(loc)})
+		Title: loc.T("workshop.web.title", "Code", ws.Code), Heading: loc.T("workshop.web.heading"), Join: loc.T("workshop.web.join"),
+		Connecting: loc.T("workshop.web.connecting"), Learners: loc.N("count.learner", 0), Open: loc.T("workshop.web.open"),
+		LearnersLabel: loc.T("workshop.web.learners"), NoLearner: loc.T("board.no_learner"), Quiz: loc.T("workshop.web.live_quiz"),
+		Missed: loc.T("board.missed"), Rules: loc.T("workshop.web.rules"), Items: loc.T("workshop.web.items"),
+		Attention: loc.T("workshop.web.attention"), Words: pageWords(loc)})
 }
 
 // pageData fills board.html: the workshop, and the page's words in the instructor's language.
@@ -118,13 +118,13 @@ func pageWords(loc *i18n.Localizer) string {
 		return m
 	}
 	words := map[string]any{
-		"pacing": loc.T("class.web.pacing", "Layers", "{layers}", "AllLayers", "{all_layers}", "Layer", "{layer}",
+		"pacing": loc.T("workshop.web.pacing", "Layers", "{layers}", "AllLayers", "{all_layers}", "Layer", "{layer}",
 			"Steps", "{steps}", "AllSteps", "{all_steps}"),
-		"everything": loc.T("class.web.everything"),
+		"everything": loc.T("workshop.web.everything"),
 		"learner":    loc.T("board.col_learner"), "layer": loc.T("board.col_layer"), "quiz": loc.T("board.col_quiz"), "grade": loc.T("board.col_grade"),
-		"live_quiz": loc.T("class.web.live_quiz"), "revealed": loc.T("class.board.quiz_revealed"), "answering": loc.T("class.web.answering"),
-		"none_yet": loc.T("class.web.none_yet"), "nobody": loc.T("board.nobody"),
-		"live": loc.T("class.web.live"), "reconnecting": loc.T("class.web.reconnecting"),
+		"live_quiz": loc.T("workshop.web.live_quiz"), "revealed": loc.T("workshop.board.quiz_revealed"), "answering": loc.T("workshop.web.answering"),
+		"none_yet": loc.T("workshop.web.none_yet"), "nobody": loc.T("board.nobody"),
+		"live": loc.T("workshop.web.live"), "reconnecting": loc.T("workshop.web.reconnecting"),
 		"learners": forms("count.learner"), "answers": forms("count.answer"),
 	}
 	b, _ := json.Marshal(words)
@@ -147,7 +147,7 @@ func (s *Server) boardRefused(w http.ResponseWriter, r *http.Request, err error)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	// The message is escaped; the two private-use characters standing for its fields are not.
-	text := template.HTMLEscapeString(loc.T("class.web.refused", "Command", "\ue000", "Path", "\ue001"))
+	text := template.HTMLEscapeString(loc.T("workshop.web.refused", "Command", "\ue000", "Path", "\ue001"))
 	text = strings.NewReplacer("\ue000", "<code>kata serve</code>", "\ue001", "<code>/board?token=…</code>").Replace(text)
 	w.Write([]byte("<!doctype html><html lang=\"" + loc.Lang() + "\"><title>kata board</title><p>" + text + "</p>\n"))
 }
@@ -174,9 +174,9 @@ func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/" || !workshop.ValidCode(code) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte(loc.T("class.web.how_to_join") + "\n"))
+		w.Write([]byte(loc.T("workshop.web.how_to_join") + "\n"))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Write([]byte(loc.T("class.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name "+loc.T("out.your_name")) + "\n"))
+	w.Write([]byte(loc.T("workshop.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name "+loc.T("out.your_name")) + "\n"))
 }

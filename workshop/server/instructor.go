@@ -12,26 +12,26 @@ import (
 	"github.com/kata-mcp/kata/workshop/board"
 )
 
-// Class is one workshop as its instructor drives it from this process: the board to draw and
+// Workshop is one workshop as its instructor drives it from this process: the board to draw and
 // the instructor's actions (the same the HTTP API offers with an instructor token).
-type Class struct {
+type Workshop struct {
 	h *hub
 }
 
 // Code is the workshop's join code.
-func (c *Class) Code() string { return c.h.ws.Code }
+func (c *Workshop) Code() string { return c.h.ws.Code }
 
 // Katas are the workshop's kata ids.
-func (c *Class) Katas() []string { return c.h.ws.Katas }
+func (c *Workshop) Katas() []string { return c.h.ws.Katas }
 
 // View takes the board now.
-func (c *Class) View() board.View { return c.h.view() }
+func (c *Workshop) View() board.View { return c.h.view() }
 
 // State is what the instructor has published.
-func (c *Class) State() workshop.State { return c.h.state() }
+func (c *Workshop) State() workshop.State { return c.h.state() }
 
 // Changed returns a channel closed at the board's next change.
-func (c *Class) Changed() <-chan struct{} {
+func (c *Workshop) Changed() <-chan struct{} {
 	c.h.mu.Lock()
 	defer c.h.mu.Unlock()
 	return c.h.changed
@@ -55,15 +55,15 @@ func badRequest(code, id string, kv ...any) error {
 }
 
 // errNoQuiz: no live quiz to reveal or close.
-var errNoQuiz = i18n.Err("class.board.no_quiz")
+var errNoQuiz = i18n.Err("workshop.board.no_quiz")
 
 // notOurs is the error for a kata that is not one of the workshop's.
-func (c *Class) notOurs(kata string) error {
-	return badRequest(workshop.ErrNotFound, "class.board.not_ours", "Kata", strconv.Quote(kata), "Katas", fmt.Sprint(c.h.ws.Katas))
+func (c *Workshop) notOurs(kata string) error {
+	return badRequest(workshop.ErrNotFound, "workshop.board.not_ours", "Kata", strconv.Quote(kata), "Katas", fmt.Sprint(c.h.ws.Katas))
 }
 
 // append stores instructor events and applies them.
-func (c *Class) append(ctx context.Context, evs []workshop.Event) error {
+func (c *Workshop) append(ctx context.Context, evs []workshop.Event) error {
 	now := c.h.s.now()
 	for i := range evs {
 		evs[i].ID = newID("i")
@@ -78,7 +78,7 @@ func (c *Class) append(ctx context.Context, evs []workshop.Event) error {
 }
 
 // packets are the workshop's packets, in order (a kata missing from the library is skipped).
-func (c *Class) packets() []*katas.Packet {
+func (c *Workshop) packets() []*katas.Packet {
 	var ps []*katas.Packet
 	for _, id := range c.h.ws.Katas {
 		if p, ok := c.h.s.lib.Get(id); ok {
@@ -90,9 +90,9 @@ func (c *Class) packets() []*katas.Packet {
 
 // Pace opens the first r.Layers layers and r.Steps task steps of r.Kata (every kata when
 // empty), each clamped to what the kata has; a zero leaves that part as it is.
-func (c *Class) Pace(ctx context.Context, r workshop.PacingRequest) (workshop.State, error) {
+func (c *Workshop) Pace(ctx context.Context, r workshop.PacingRequest) (workshop.State, error) {
 	if r.Layers < 0 || r.Steps < 0 {
-		return workshop.State{}, badRequest(workshop.ErrInvalid, "class.board.count_from_1")
+		return workshop.State{}, badRequest(workshop.ErrInvalid, "workshop.board.count_from_1")
 	}
 	cur := c.State()
 	var evs []workshop.Event
@@ -127,10 +127,10 @@ const maxLiveItems = 20
 // StartQuiz starts a live quiz of r.Items of r.Kata (the workshop's first kata when empty),
 // or of its next r.Count items (default 1) not asked live before, in the packet's order.
 // A quiz under way is replaced.
-func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop.Quiz, error) {
+func (c *Workshop) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop.Quiz, error) {
 	ps := c.packets()
 	if len(ps) == 0 {
-		return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.no_known_kata")
+		return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "workshop.board.no_known_kata")
 	}
 	p := ps[0]
 	if r.Kata != "" {
@@ -143,7 +143,7 @@ func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop
 	items := r.Items
 	for _, id := range items {
 		if !slices.ContainsFunc(p.Items, func(it katas.Item) bool { return it.ID == id }) {
-			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.no_item", "Kata", p.ID, "Item", strconv.Quote(id))
+			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "workshop.board.no_item", "Kata", p.ID, "Item", strconv.Quote(id))
 		}
 	}
 	if len(items) == 0 {
@@ -156,11 +156,11 @@ func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop
 		}
 		c.h.mu.Unlock()
 		if len(items) == 0 {
-			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "class.board.all_asked", "Kata", p.ID)
+			return workshop.Quiz{}, badRequest(workshop.ErrNotFound, "workshop.board.all_asked", "Kata", p.ID)
 		}
 	}
 	if len(items) > maxLiveItems {
-		return workshop.Quiz{}, badRequest(workshop.ErrInvalid, "class.board.too_many", "N", maxLiveItems)
+		return workshop.Quiz{}, badRequest(workshop.ErrInvalid, "workshop.board.too_many", "N", maxLiveItems)
 	}
 	q := workshop.Quiz{ID: newID("q"), Kata: p.ID, Items: items, State: workshop.QuizOpen}
 	if err := c.append(ctx, []workshop.Event{{Kind: workshop.KindQuiz, Kata: p.ID, Quiz: &q}}); err != nil {
@@ -170,7 +170,7 @@ func (c *Class) StartQuiz(ctx context.Context, r workshop.QuizRequest) (workshop
 }
 
 // Reveal shows everyone the live quiz's key, rationales and answer distribution.
-func (c *Class) Reveal(ctx context.Context) (workshop.Quiz, error) {
+func (c *Workshop) Reveal(ctx context.Context) (workshop.Quiz, error) {
 	c.h.mu.Lock()
 	st := c.h.board.State()
 	var dist map[string]map[string]int
@@ -190,7 +190,7 @@ func (c *Class) Reveal(ctx context.Context) (workshop.Quiz, error) {
 }
 
 // CloseQuiz ends the live quiz.
-func (c *Class) CloseQuiz(ctx context.Context) (workshop.State, error) {
+func (c *Workshop) CloseQuiz(ctx context.Context) (workshop.State, error) {
 	st := c.State()
 	if st.Quiz == nil {
 		return workshop.State{}, errNoQuiz
@@ -203,7 +203,7 @@ func (c *Class) CloseQuiz(ctx context.Context) (workshop.State, error) {
 }
 
 // Close closes the workshop: the join code expires, learners' events are refused.
-func (c *Class) Close(ctx context.Context) (workshop.State, error) {
+func (c *Workshop) Close(ctx context.Context) (workshop.State, error) {
 	if err := c.append(ctx, []workshop.Event{{Kind: workshop.KindClosed}}); err != nil {
 		return workshop.State{}, err
 	}

@@ -14,11 +14,11 @@ import (
 // barWidth is the progress bar's width in cells.
 const barWidth = 24
 
-// Progress draws a batch's progress on w: on a terminal, one bar redrawn in place (learners
+// Ticker draws a batch's progress on w: on a terminal, one bar redrawn in place (learners
 // done of all, how many are being graded, the last one finished); otherwise one plain line per
 // finished learner, which a log or CI keeps. A learner's folder name is printed as
 // termtext.Name has it: quoted when it holds a control character, which a terminal would obey.
-type Progress struct {
+type Ticker struct {
 	w        io.Writer
 	terminal bool
 	mu       sync.Mutex
@@ -28,14 +28,14 @@ type Progress struct {
 	loc  *i18n.Localizer
 }
 
-// NewProgress returns a Progress writing to w in loc's language (nil: English); terminal says
+// NewTicker returns a Ticker writing to w in loc's language (nil: English); terminal says
 // w is a terminal.
-func NewProgress(w io.Writer, terminal bool, loc *i18n.Localizer) *Progress {
-	return &Progress{w: w, terminal: terminal, loc: loc}
+func NewTicker(w io.Writer, terminal bool, loc *i18n.Localizer) *Ticker {
+	return &Ticker{w: w, terminal: terminal, loc: loc}
 }
 
-// Event draws one event; use it as Options.Progress.
-func (p *Progress) Event(e Event) {
+// Event draws one event; use it as Options.OnEvent.
+func (p *Ticker) Event(e Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e.Kind == EventBegan {
@@ -66,7 +66,7 @@ func (p *Progress) Event(e Event) {
 }
 
 // Done clears the bar from the terminal (it leaves plain lines as they are).
-func (p *Progress) Done() {
+func (p *Ticker) Done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {

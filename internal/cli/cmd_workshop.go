@@ -82,7 +82,7 @@ func newServeCmd() *cobra.Command {
 				defer cancel()
 				run.Stop(sctx)
 			}()
-			if err := workshop.SaveInstructor(credsPath, workshop.Instructor{Base: run.Base, Code: run.Class.Code(), Token: run.Token}); err != nil {
+			if err := workshop.SaveInstructor(credsPath, workshop.Instructor{Base: run.Base, Code: run.Workshop.Code(), Token: run.Token}); err != nil {
 				fmt.Fprintln(errw, loc.T("out.serve_creds_warning", "Error", err))
 			}
 			joinLine := "kata join " + run.JoinURL() + " --name " + loc.T("out.your_name")
@@ -90,7 +90,7 @@ func newServeCmd() *cobra.Command {
 			if run.Created {
 				opened = "out.serve_opened"
 			}
-			fmt.Fprintln(out, loc.T(opened, "Code", run.Class.Code(), "Katas", strings.Join(run.Class.Katas(), ", "), "Addr", run.Addr, "Store", run.Store()))
+			fmt.Fprintln(out, loc.T(opened, "Code", run.Workshop.Code(), "Katas", strings.Join(run.Workshop.Katas(), ", "), "Addr", run.Addr, "Store", run.Store()))
 			fmt.Fprintln(out, loc.T("out.serve_join_with", "Line", joinLine))
 			fmt.Fprintln(out, loc.T("out.serve_board", "URL", run.BoardURL()))
 			if !tui {
@@ -106,7 +106,7 @@ func newServeCmd() *cobra.Command {
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiboard.Run(ctx, run.Class, uiboard.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
+				errc <- uiboard.Run(ctx, run.Workshop, uiboard.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
 			}()
 			select {
 			case err = <-errc:
