@@ -139,6 +139,8 @@ func plainFile(fsys fs.FS, name string) error {
 // With a locale (not ""), each file is read from its locale twin where that twin reads and
 // agrees with the English file (CheckTwin); the English names of the files read in English all
 // the same are fallback. A twin's problems are no layer's problems: its English file is shown.
+// The Markdown and the file names come without control characters (termtext.Markdown,
+// termtext.Name): the layer is printed on terminals.
 func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallback []string, ps Problems) {
 	names, err := layerFiles(fsys, dir, layer)
 	if err != nil {
