@@ -240,7 +240,11 @@ func TestOversizedJSONIsRefusedUnread(t *testing.T) {
 		b = append(b, strings.Repeat(" ", MaxJSONBytes+1-len(b))...)
 		os.WriteFile(f, b, 0o644)
 	})
-	if problems := validateProblems(t, pkt); !strings.Contains(problems, filepath.Join(pkt, "fixtures", "server.json")+": 1025 KiB of JSON") {
+	problems := validateProblems(t, pkt)
+	if !strings.Contains(problems, filepath.Join(pkt, "fixtures", "server.json")+": 1025 KiB of JSON") {
 		t.Errorf("validate of an oversized fixtures file:\n%s", problems)
+	}
+	if strings.Contains(problems, "server.es.json") {
+		t.Errorf("validate checks the twins of a fixtures file that did not load:\n%s", problems)
 	}
 }
