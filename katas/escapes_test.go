@@ -221,7 +221,8 @@ func (i hugeInfo) Sys() any           { return nil }
 
 // TestOversizedJSONIsRefusedUnread: a packet whose fixtures file is 300 MB is refused, with a
 // problem naming the file, without reading it (a 300 MB fixtures file made every start take
-// seconds and gigabytes); an asset or manifest past the bound the same.
+// seconds and gigabytes); an asset or manifest past the bound the same, and a Markdown file
+// past its own.
 func TestOversizedJSONIsRefusedUnread(t *testing.T) {
 	for _, file := range []string{"mcp-structured-errors/fixtures/server.json", "mcp-structured-errors/packet.json", "mcp-engineering/assets/typed-error.json"} {
 		id, _, _ := strings.Cut(file, "/")
@@ -233,6 +234,24 @@ func TestOversizedJSONIsRefusedUnread(t *testing.T) {
 			t.Errorf("%s of 300 MiB: problems\n%v", file, ps)
 		}
 	}
+	// Markdown the same, against its own bound: exam.md when the packet loads, a layer file when
+	// it is shown.
+	m := shippedCopy(t, "mcp-structured-errors", nil)
+	delete(m, "mcp-structured-errors/exam.md")
+	_, ps := CheckPacket(hugeFS{MapFS: m, name: "mcp-structured-errors/exam.md", size: 300 << 20}, "mcp-structured-errors", "test")
+	if !strings.Contains(ps.Error(), "mcp-structured-errors/exam.md:1: 307200 KiB of Markdown; at most 256 KiB") {
+		t.Errorf("exam.md of 300 MiB: problems\n%v", ps)
+	}
+	m = shippedCopy(t, "mcp-structured-errors", nil)
+	layerFile := "mcp-structured-errors/knowledge/01-mental-model.md" // kept in m, so the folder lists it
+	lib, err := Discover(hugeFS{MapFS: m, name: layerFile, size: 300 << 20}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.LoadLayer("mcp-structured-errors", "knowledge"); err == nil || !strings.Contains(err.Error(), layerFile+":1: 307200 KiB of Markdown") {
+		t.Errorf("a layer file of 300 MiB: %v", err)
+	}
+
 	// The same on disk, through kata validate's entry point, with a file just past the bound.
 	pkt := hostileCopy(t, func(pkt string) {
 		f := filepath.Join(pkt, "fixtures", "server.json")

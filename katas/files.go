@@ -1,6 +1,7 @@
 package katas
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -185,7 +186,12 @@ func readLayerFile(fsys fs.FS, file string, ps *Problems) ([]byte, bool) {
 		ps.add(file, 0, "%v", strings.TrimPrefix(err.Error(), file+": "))
 		return nil, false
 	}
-	b, err := fs.ReadFile(fsys, file)
+	b, err := readMarkdown(fsys, file)
+	var tooLarge *ParseError
+	if errors.As(err, &tooLarge) {
+		ps.addErr(file, err)
+		return nil, false
+	}
 	if err != nil {
 		ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 		return nil, false

@@ -422,7 +422,7 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 		if strings.HasSuffix(name, ".json") {
 			b, err = readJSON(fsys, file)
 		} else {
-			b, err = fs.ReadFile(fsys, file)
+			b, err = readMarkdown(fsys, file)
 		}
 		var tooLarge *ParseError
 		if errors.As(err, &tooLarge) {

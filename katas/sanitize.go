@@ -79,26 +79,46 @@ func sanitizeStrings(v reflect.Value) {
 	}
 }
 
+// readBounded reads a file of at most limit bytes. A larger one is not read whole: b is nil and
+// size is its size, or -1 when it grew past limit as it was read.
+func readBounded(fsys fs.FS, file string, limit int64) (b []byte, size int64, err error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, st.Size(), nil
+	}
+	b, err = io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if int64(len(b)) > limit {
+		return nil, -1, nil
+	}
+	return b, int64(len(b)), nil
+}
+
 // readJSON reads a JSON file of a packet, refusing one past MaxJSONBytes before it is read
 // whole (a 300 MB fixtures file made every start of kata take seconds and gigabytes); the
 // refusal is a *ParseError naming the file.
 func readJSON(fsys fs.FS, file string) ([]byte, error) {
-	f, err := fsys.Open(file)
-	if err != nil {
-		return nil, err
+	b, size, err := readBounded(fsys, file, MaxJSONBytes)
+	if err == nil && b == nil {
+		return nil, jsonTooLarge(file, size)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > MaxJSONBytes {
-		return nil, jsonTooLarge(file, st.Size())
+	return b, err
+}
+
+// readMarkdown reads a Markdown file of a packet, refusing one past MaxMarkdownBytes before it
+// is read whole, with MarkdownBounds' problem at line 1 (a *ParseError).
+func readMarkdown(fsys fs.FS, file string) ([]byte, error) {
+	b, size, err := readBounded(fsys, file, MaxMarkdownBytes)
+	if err == nil && b == nil {
+		return nil, errAt(file, 1, "%s", markdownTooLarge(size))
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxJSONBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxJSONBytes {
-		return nil, jsonTooLarge(file, -1)
-	}
-	return b, nil
+	return b, err
 }
 
 // jsonTooLarge is the problem of a JSON file of size bytes (-1: unknown, past the bound).
