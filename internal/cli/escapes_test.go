@@ -201,3 +201,33 @@ exec "$KATA" --packets "$PKTS"
 		}
 	}
 }
+
+// TestHostilePacketGradePrintsNoEscape (issue 23, item 5): `kata grade` of a workspace of a
+// packet whose fixture name holds escape sequences names the test without them, in the text
+// report and in -v.
+func TestHostilePacketGradePrintsNoEscape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades a workspace")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed (.ci/run installs it)")
+	}
+	hermeticState(t)
+	dir := t.TempDir()
+	copyShipped(t, "mcp-structured-errors", dir, hostileEdits)
+	ws := filepath.Join(t.TempDir(), "ws")
+	if _, errs, code := runKata(t, "--packets", dir, "init", "mcp-structured-errors", ws); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	for _, v := range [][]string{nil, {"-v"}} {
+		out, errs, code := runKata(t, append([]string{"--packets", dir, "grade", ws, "--seed", "1"}, v...)...)
+		if code != 1 { // the starter workspace fails
+			t.Errorf("grade %v: exit %d, stderr %q", v, code, errs)
+		}
+		mustHoldNoEscape(t, "kata grade", out)
+		mustHoldNoEscape(t, "kata grade (stderr)", errs)
+		if !strings.Contains(out, "lookup_order: click") {
+			t.Errorf("grade %v: the hostile fixture's test is not named:\n%s", v, out)
+		}
+	}
+}
