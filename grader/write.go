@@ -100,11 +100,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	}
 }
 
-// Summary is the report's summary line: "21 passed, 3 failed · seed 42 (repeat with --seed
-// 42) · 5310 ms", with ", N errored" when some tests errored.
-func Summary(r *Report) string { return SummaryIn(r, nil) }
-
-// SummaryIn is Summary in loc's language (nil: English).
+// SummaryIn is the report's summary line in loc's language (nil: English): "21 passed,
+// 3 failed · seed 42 (repeat with --seed 42) · 5310 ms", with ", N errored" when some tests
+// errored.
 func SummaryIn(r *Report, loc *i18n.Localizer) string {
 	pass, fail, errored := r.Counts()
 	s := loc.T("grade.passed_failed", "Passed", pass, "Failed", fail)

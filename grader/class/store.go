@@ -67,9 +67,6 @@ func OpenStore(path string) (*Store, error) {
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Path returns the file's path.
-func (s *Store) Path() string { return s.path }
-
 // meta reads a setting; ok is false when it was never set.
 func (s *Store) meta(key string) (value string, ok bool, err error) {
 	err = s.db.QueryRow(`SELECT value FROM meta WHERE key = ?`, key).Scan(&value)

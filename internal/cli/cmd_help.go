@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -224,4 +225,27 @@ func errorText(err error, loc *i18n.Localizer) string {
 		return loc.T(e.id, kv...)
 	}
 	return loc.Error(err)
+}
+
+// newHelpCmd is `kata help [COMMAND]`: cobra's own help, except that a command kata does not
+// have is an error (exit 2) instead of a usage text with exit 0.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				var names []string
+				for _, c := range root.Commands() {
+					if c.IsAvailableCommand() {
+						names = append(names, c.Name())
+					}
+				}
+				return fmt.Errorf("help: no command %q (commands: %s)", strings.Join(args, " "), strings.Join(names, ", "))
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/srs"
-	"github.com/kata-mcp/kata/ui/pages/drill"
+	"github.com/kata-mcp/kata/ui/components/deck"
 )
 
 // TestLocalizedCardsAreTheEnglishOnes: an item or trap row read in Spanish or Russian is the
@@ -45,7 +45,7 @@ func TestLocalizedCardsAreTheEnglishOnes(t *testing.T) {
 	// the trap drill's cards: the same item ids and card ids in every locale
 	drillIDs := func(p *katas.Packet) map[string]bool {
 		ids := map[string]bool{}
-		for _, c := range drill.Cards(p, 1, nil) {
+		for _, c := range deck.TrapCards(p, 1, nil) {
 			ids[c.ItemID+" "+c.CardID] = true
 		}
 		return ids

@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/katas"
@@ -82,8 +80,8 @@ func loadLibrary(cmd *cobra.Command) (*katas.Library, error) {
 // its own screen, where stderr would be hidden behind it.
 func loadLibraryTo(cmd *cobra.Command, warn io.Writer) (*katas.Library, error) {
 	loc := i18n.New(userLocale(cmd))
-	lib, err := katas.Discover(packets.FS, "embedded")
-	if err != nil {
+	lib := katas.NewLibrary()
+	if err := lib.AddCached(packets.FS, "embedded", katas.DefaultIndexCache()); err != nil {
 		warnSkipped(warn, loc, "embedded", err)
 	}
 	kataPath := filepath.SplitList(os.Getenv("KATA_PATH"))
@@ -199,146 +197,5 @@ type packetSummary struct {
 	Languages  []string `json:"languages"`
 }
 
-func newListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the kata packets",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary(cmd)
-			if err != nil {
-				return err
-			}
-			var rows []packetSummary
-			for _, p := range lib.Entries() { // manifests and counts: no packet is parsed
-				c := p.Counts
-				rows = append(rows, packetSummary{
-					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
-					Layers: p.Layers, Items: c.Items, Traps: c.Traps, TrapTables: c.TrapTables, TaskSteps: c.TaskSteps,
-					Fixtures: c.Fixtures, Graded: p.Graded, Languages: p.Languages,
-				})
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
-			}
-			loc := i18n.New(userLocale(cmd))
-			// The text is the reader's: titles as packet.json translates them (--json above stays
-			// English in every locale).
-			for i, e := range localized(cmd, lib).Entries() {
-				rows[i].Title = e.Title
-			}
-			for _, r := range rows {
-				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
-				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
-					"Traps", loc.T("list.traps_in", "Traps", loc.N("count.trap", r.Traps), "Tables", loc.N("count.in_table", r.TrapTables)),
-					"Steps", loc.N("count.step", r.TaskSteps), "Fixtures", loc.N("count.fixture", r.Fixtures), "Graded", strings.Join(r.Graded, ", ")))
-				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", r.Source))
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, source, layers, items, traps, fixtures")
-	return cmd
-}
-
-func newShowCmd() *cobra.Command {
-	var layer string
-	var rules bool
-	cmd := &cobra.Command{
-		Use:   "show KATA",
-		Short: "Print one layer of a kata (rendered on a terminal, plain Markdown otherwise), or its graded rules",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary(cmd)
-			if err != nil {
-				return err
-			}
-			if rules {
-				p, ok := localized(cmd, lib).Get(args[0])
-				if !ok {
-					return unknownKata(args[0], lib)
-				}
-				grader.WriteRulesIn(cmd.OutOrStdout(), p, i18n.New(userLocale(cmd)))
-				return nil
-			}
-			l, err := localized(cmd, lib).LoadLayer(args[0], layer)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if !isTerminal(out) {
-				_, err := io.WriteString(out, l.Markdown()+"\n")
-				return err
-			}
-			return showRendered(out, l.Markdown())
-		},
-	}
-	cmd.Flags().StringVar(&layer, "layer", "knowledge", "layer to show: "+strings.Join(katas.LayerNames, ", "))
-	cmd.Flags().BoolVar(&rules, "rules", false, "list the rules the kata grades, by id (explained in docs/grading.md#rules)")
-	return cmd
-}
-
-func newInitCmd() *cobra.Command {
-	var lang string
-	cmd := &cobra.Command{
-		Use:   "init KATA [DIR]",
-		Short: "Write a starter workspace for a kata (default DIR: ./KATA)",
-		Args:  cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := loadLibrary(cmd)
-			if err != nil {
-				return err
-			}
-			// TASK.md in the user's language; init's own --lang names the template's
-			// programming language, so the user's comes from the environment alone.
-			p, ok := lib.Localized(locale.Resolve("", os.Getenv)).Get(args[0])
-			if !ok {
-				return unknownKata(args[0], lib)
-			}
-			dir := args[0]
-			if len(args) == 2 {
-				dir = args[1]
-			}
-			if err := p.Init(dir, lang); err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			loc := i18n.New(locale.Resolve("", os.Getenv))
-			fmt.Fprintf(out, "%s\n\n", loc.T("init.wrote", "Lang", lang, "Kata", p.ID, "Dir", dir))
-			fmt.Fprintf(out, "%s\n", loc.T("init.next", "Task", filepath.Join(dir, "TASK.md"), "Dir", dir))
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&lang, "lang", "python", "the starter workspace's programming language: python, node or go (here --lang is not the reading language: TASK.md is written in the one $KATA_LANG or $LANG names)")
-	return cmd
-}
-
 // termSize returns the terminal's columns and rows.
 func termSize(f *os.File) (int, int, error) { return term.GetSize(f.Fd()) }
-
-// newHelpCmd is `kata help [COMMAND]`: cobra's own help, except that a command kata does not
-// have is an error (exit 2) instead of a usage text with exit 0.
-func newHelpCmd(root *cobra.Command) *cobra.Command {
-	return &cobra.Command{
-		Use:   "help [COMMAND]",
-		Short: "Help about any command",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			target, rest, err := root.Find(args)
-			if err != nil || target == nil || len(rest) > 0 {
-				var names []string
-				for _, c := range root.Commands() {
-					if c.IsAvailableCommand() {
-						names = append(names, c.Name())
-					}
-				}
-				return fmt.Errorf("help: no command %q (commands: %s)", strings.Join(args, " "), strings.Join(names, ", "))
-			}
-			target.InitDefaultHelpFlag()
-			return target.Help()
-		},
-	}
-}

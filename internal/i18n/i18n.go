@@ -1,5 +1,10 @@
-// Package i18n gives kata's interface and command-line text in the user's language, from the
-// message catalogs embedded beside it (active.<lang>.toml), with CLDR plural rules.
+// Package i18n gives kata's text in the user's language — the screens, the command line and its
+// help, the grader's report, the class reports and the workshop's board — from the message
+// catalogs embedded beside it, one file per area and language (<area>.<lang>.toml, Areas), with
+// CLDR plural rules. A Msg is a message id with its data, worded only when a Localizer says it,
+// so a value can travel (in an error, a report) and be read in any language. Machine output
+// (--json, results.json, JUnit, rule ids) never goes through it. docs/i18n.md says how
+// catalogs are written and checked.
 package i18n
 
 import (
@@ -56,9 +61,6 @@ func Load() (*goi18n.Bundle, error) {
 	}
 	return b, nil
 }
-
-// File is the name of language lang's catalog of the screens and commands ("active.ru.toml").
-func File(lang string) string { return "active." + lang + ".toml" }
 
 // Files are the names of language lang's catalog files, one per area of Areas.
 func Files(lang string) []string {

@@ -450,9 +450,6 @@ func (m *Model) requestStep() tea.Cmd {
 	return m.stepText.Request(common.RenderKey{Doc: m.stepDoc(s), Width: width, Style: m.c.MDStyle}, s.Markdown)
 }
 
-// itoa is strconv.Itoa.
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // sanitize makes learner-produced text safe to draw: grader.Sanitize (the one sanitiser every
 // report goes through; a Report arrives sanitised, error text from elsewhere may not), and
 // tabs expanded so widths are known.
