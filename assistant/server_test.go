@@ -168,8 +168,8 @@ func TestReadOneLayerAtATime(t *testing.T) {
 
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "kata://mcp-structured-errors/nope"})
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeResourceNotFound {
-		t.Errorf("an unknown resource: %v, want JSON-RPC error %d", err, mcp.CodeResourceNotFound)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("an unknown resource: %v, want JSON-RPC error %d (invalid params)", err, jsonrpc.CodeInvalidParams)
 	}
 }
 

@@ -22,6 +22,11 @@ type Options struct {
 	NoIsolation bool
 	// serverBudget and clientBudget, when set, replace the phases' budgets (tests only).
 	serverBudget, clientBudget time.Duration
+	// handshake, when set, replaces the wait for a server's answer to initialize (10 s,
+	// docs/grading.md#deadlines). Tests only, set through export_test.go's WithHandshakeWait:
+	// the references that never answer initialize need not wait 10 s to fail it. Unexported,
+	// so neither a caller of the grader nor a submission (kata.json, .mcp.json) can set it.
+	handshake time.Duration
 }
 
 // Grade grades the workspace in dir against its kata's hidden fixtures and returns the report.

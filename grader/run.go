@@ -323,7 +323,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
-		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args)}
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake}
 	if r.hasRefusedFixture() {
 		closed, release, err := closedPortURL()
 		if err != nil {
@@ -340,7 +340,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 			return err
 		}
 		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.Env(ref.Env), box: r.box,
-			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args)}
+			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args), handshake: r.opts.handshake}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()

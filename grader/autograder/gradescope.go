@@ -195,7 +195,7 @@ func ExportGradescope(w io.Writer, p *katas.Packet, o GradescopeOptions) ([]stri
 	bin := o.Binary
 	if bin == "" {
 		if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-			return nil, fmt.Errorf("Gradescope runs Linux amd64 and this kata is %s/%s: build one (GOOS=linux GOARCH=amd64 go build -o kata-linux .) and pass --binary kata-linux", runtime.GOOS, runtime.GOARCH)
+			return nil, fmt.Errorf("this kata is %s/%s and Gradescope runs Linux amd64: build one (GOOS=linux GOARCH=amd64 go build -o kata-linux .) and pass --binary kata-linux", runtime.GOOS, runtime.GOARCH)
 		}
 		exe, err := os.Executable()
 		if err != nil {

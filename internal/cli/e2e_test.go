@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -75,12 +76,40 @@ func (s *tmuxSession) start(env []string, cmd ...string) {
 	}
 }
 
-// buildKata builds the binary into dir.
+// kataBuild is the kata binary the tests run: built once per test binary, on first use
+// (TestMain removes it).
+var kataBuild struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// buildKata puts the kata binary into dir and returns its path. The binary is built once
+// (kataBuild) and linked, or else copied, into each test's dir, so every test still runs a
+// binary under a path of its own.
 func buildKata(t *testing.T, dir string) string {
 	t.Helper()
+	kataBuild.once.Do(func() {
+		if kataBuild.dir, kataBuild.err = os.MkdirTemp("", "kata-test-build-"); kataBuild.err != nil {
+			return
+		}
+		kataBuild.bin = filepath.Join(kataBuild.dir, "kata")
+		if out, err := exec.Command("go", "build", "-o", kataBuild.bin, "../..").CombinedOutput(); err != nil {
+			kataBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if kataBuild.err != nil {
+		t.Fatal(kataBuild.err)
+	}
 	bin := filepath.Join(dir, "kata")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Link(kataBuild.bin, bin); err != nil {
+		raw, err := os.ReadFile(kataBuild.bin)
+		if err == nil {
+			err = os.WriteFile(bin, raw, 0o755)
+		}
+		if err != nil {
+			t.Fatalf("copying the kata binary into %s: %v", dir, err)
+		}
 	}
 	return bin
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"testing"
 
 	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/internal/testenv"
@@ -18,4 +19,13 @@ func init() {
 	if dir, err := os.MkdirTemp("", "kata-cli-test-cache-"); err == nil {
 		os.Setenv("XDG_CACHE_HOME", dir)
 	}
+}
+
+// TestMain removes the kata binary the tests built (buildKata) once they are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if kataBuild.dir != "" {
+		os.RemoveAll(kataBuild.dir)
+	}
+	os.Exit(code)
 }
