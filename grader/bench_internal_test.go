@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -33,7 +34,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer api.close()
-	env := processEnv(map[string]string{"ORDERS_API_URL": api.URL, "ORDERS_API_TOKEN": "tok", "ORDERS_API_TIMEOUT_SECONDS": "5"})
+	env := sandbox.PlainEnv(map[string]string{"ORDERS_API_URL": api.URL, "ORDERS_API_TOKEN": "tok", "ORDERS_API_TIMEOUT_SECONDS": "5"})
 	conn, err := launchServer(context.Background(), launchSpec{dir: dir, command: "python3", args: []string{"server.py"}, env: env}, &violationLog{})
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
@@ -34,7 +35,7 @@ const maxExtraInvokes = 5
 
 // clientProc is the learner's running client and its stdout lines.
 type clientProc struct {
-	proc  *process
+	proc  *sandbox.Process
 	lines chan clientLine
 	// fresh is true until the client's first message was read.
 	fresh bool
@@ -52,7 +53,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 	}
 	c := &clientProc{proc: p, lines: make(chan clientLine, 16), fresh: true}
 	go func() {
-		br := bufio.NewReaderSize(p.stdout, 64<<10)
+		br := bufio.NewReaderSize(p.Stdout, 64<<10)
 		for {
 			line, tooLong, err := readLine(br, maxMessage)
 			if tooLong {
@@ -71,7 +72,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 
 func (c *clientProc) send(v any) error {
 	b, _ := json.Marshal(v)
-	_, err := c.proc.stdin.Write(append(b, '\n'))
+	_, err := c.proc.Stdin.Write(append(b, '\n'))
 	return err
 }
 
@@ -138,10 +139,10 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenar
 		timer.Stop()
 		if !ok {
 			select {
-			case <-c.proc.done:
+			case <-c.proc.Done():
 			case <-time.After(time.Second):
 			}
-			_, how := c.proc.exited()
+			_, how := c.proc.Exited()
 			if how.IsZero() {
 				how = i18n.M("harness.exit.closed_stdout")
 			}
@@ -216,7 +217,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	var c *clientProc
 	stop := func() {
 		if c != nil {
-			c.proc.kill(time.Second)
+			c.proc.Kill(time.Second)
 			c = nil
 		}
 	}
@@ -236,7 +237,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	sameCrash := 0
 	for _, d := range scs {
 		r.announceStart(d.ID, d.Name)
-		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
+		t := TestResult{ID: d.ID, Name: d.Name, Step: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if sameCrash >= sameCrashLimit {
 			t.Status = StatusFail
 			t.setMessage(i18n.MN("harness.client.skipped", sameCrash, "Test", strconv.Quote(lastTailOf)))
@@ -261,7 +262,7 @@ func (r *run) runClientTests(ctx context.Context) {
 					break
 				}
 			}
-			mark := c.proc.stderr.mark()
+			mark := c.proc.Stderr.Mark()
 			res := playScenario(ctx, c, d, cs)
 			cp := checkScenario(d, cs, res)
 			if d.Pair != "" {
@@ -279,14 +280,14 @@ func (r *run) runClientTests(ctx context.Context) {
 				t.Status = StatusError
 				probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
 				stop()
-				output += proc.stderr.since(mark, outputCap)
+				output += proc.Stderr.Since(mark, outputCap)
 				break
 			}
 			if res.broken {
 				stop()
 				cp.say("", i18n.M("harness.client.restarted"))
 				// A client that crashed or hung says why on its stderr: show the tail.
-				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
+				switch tail := lastLines(proc.Stderr.Since(mark, sandbox.StderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
 					cp.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
@@ -297,7 +298,7 @@ func (r *run) runClientTests(ctx context.Context) {
 					lastTail, lastTailOf = tail, d.Name
 				}
 			}
-			output += proc.stderr.since(mark, outputCap)
+			output += proc.Stderr.Since(mark, outputCap)
 			if len(d.cases) > 1 {
 				for i := range cp {
 					cp[i].msg = i18n.M("harness.fixture.with_cases", "Cases", cs.variant, "Problems", cp[i].msg)
@@ -324,9 +325,9 @@ func (r *run) runClientTests(ctx context.Context) {
 		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 	if c != nil {
-		c.proc.stdin.Close()
+		c.proc.Stdin.Close()
 		select {
-		case <-c.proc.done:
+		case <-c.proc.Done():
 		case <-time.After(2 * time.Second):
 		}
 	}

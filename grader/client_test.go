@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -35,12 +36,12 @@ func clientWorkspace(t *testing.T, p *katas.Packet, fault string) string {
 // returns, per seed, the ids of the scenarios that failed.
 func playSeeds(t *testing.T, p *katas.Packet, dir string, seeds int) map[int64][]string {
 	t.Helper()
-	spec := launchSpec{dir: dir, command: "python3", args: []string{"client.py"}, env: processEnv(nil)}
+	spec := launchSpec{dir: dir, command: "python3", args: []string{"client.py"}, env: sandbox.PlainEnv(nil)}
 	failed := map[int64][]string{}
 	var c *clientProc
 	defer func() {
 		if c != nil {
-			c.proc.kill(0)
+			c.proc.Kill(0)
 		}
 	}()
 	for seed := int64(1); seed <= int64(seeds); seed++ {
@@ -57,7 +58,7 @@ func playSeeds(t *testing.T, p *katas.Packet, dir string, seeds int) map[int64][
 					failed[seed] = append(failed[seed], d.ID)
 				}
 				if res.broken {
-					c.proc.kill(0)
+					c.proc.Kill(0)
 					c = nil
 				}
 			}

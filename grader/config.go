@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/kata-mcp/kata/grader/internal/secrets"
 	"github.com/kata-mcp/kata/internal/i18n"
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // credentialName matches env and header names that carry credentials.
@@ -35,20 +34,6 @@ var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-([^}]*))?\}`)
 // default (the text used when the variable is unset), so a secret hidden in a default
 // (`${TOKEN:-sk-live-…}`) counts as the literal it is.
 func literalText(s string) string { return varRef.ReplaceAllString(s, "$2") }
-
-var (
-	detectorOnce sync.Once
-	detector     *detect.Detector
-	detectorErr  error
-)
-
-// secretDetector is gitleaks' detector with its default, maintained rule set (provider key
-// prefixes such as sk-ant-, sk-proj-, ghp_, AKIA, xoxb-; generic API keys by keyword and
-// entropy). Built once: compiling the rules takes a moment.
-func secretDetector() (*detect.Detector, error) {
-	detectorOnce.Do(func() { detector, detectorErr = detect.NewDetectorDefaultConfig() })
-	return detector, detectorErr
-}
 
 // configValue is one string of .mcp.json that Claude Code reads: where it is and what it is.
 type configValue struct {
@@ -115,15 +100,13 @@ func checkConfigRule(check string, mc *MCPConfig) []i18n.Msg {
 			}
 		}
 	case "no-literal-secrets":
-		d, err := secretDetector()
-		if err != nil {
-			return []i18n.Msg{i18n.M("harness.config.detector_failed", "Error", err.Error())}
-		}
 		lines := strings.Split(string(mc.raw), "\n")
 		for i, line := range lines {
 			scan := literalText(line)
 			found := false
-			for _, f := range d.DetectString(scan) {
+			// gitleaks' default rules (package secrets): provider key prefixes such as
+			// sk-ant-, sk-proj-, ghp_, AKIA, xoxb-; generic API keys by keyword and entropy.
+			for _, f := range secrets.Detect(scan) {
 				found = true
 				probs = append(probs, i18n.M("harness.config.secret", "Line", i+1, "Redacted", redact(f.Secret), "Rule", f.RuleID, "Description", strings.TrimSuffix(f.Description, ".")))
 			}
@@ -157,7 +140,7 @@ func checkConfigRule(check string, mc *MCPConfig) []i18n.Msg {
 func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
 		r.announceStart(rule.ID, rule.Name)
-		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
+		t := TestResult{ID: rule.ID, Name: rule.Name, Step: rule.Task, Rule: rule.Rule}
 		var probs problems
 		for _, m := range checkConfigRule(rule.Check, r.mcp) {
 			probs.say(RuleID(rule.ID), m)

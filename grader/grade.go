@@ -13,15 +13,20 @@ type Options struct {
 	// is drawn and printed in the report.
 	Seed    int64
 	SeedSet bool
-	// Progress, when set, receives events as tests start and finish. It is called from the
+	// OnEvent, when set, receives events as tests start and finish. It is called from the
 	// grading goroutine and must not block for long.
-	Progress func(Event)
+	OnEvent func(Event)
 	// NoIsolation grades without bwrap even where it is available: only the fallback guards of
 	// docs/grading.md#not-isolated apply (kata class grade --no-isolation; the tests of the
 	// fallback).
 	NoIsolation bool
 	// serverBudget and clientBudget, when set, replace the phases' budgets (tests only).
 	serverBudget, clientBudget time.Duration
+	// handshake, when set, replaces the wait for a server's answer to initialize (10 s,
+	// docs/grading.md#deadlines). Tests only, set through export_test.go's WithHandshakeWait:
+	// the references that never answer initialize need not wait 10 s to fail it. Unexported,
+	// so neither a caller of the grader nor a submission (kata.json, .mcp.json) can set it.
+	handshake time.Duration
 }
 
 // Grade grades the workspace in dir against its kata's hidden fixtures and returns the report.

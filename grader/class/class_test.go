@@ -136,7 +136,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("pseudonym key %x, %v", key, err)
 	}
 	rep := &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mcp-structured-errors", Seed: 42, Points: 3, MaxPoints: 4,
-		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, TaskID: 2}}}
+		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, Step: 2}}}
 	at := time.Unix(1700000000, 0)
 	if err := s.Save(Stored{Learner: Learner{Name: "alice", Dir: "/c/alice"}, Hash: "h1", Seed: 42, Report: rep, Duration: time.Second, GradedAt: at}); err != nil {
 		t.Fatal(err)
@@ -178,12 +178,12 @@ func TestStore(t *testing.T) {
 func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.RuleID) *grader.Report {
 	p, _ := lib.Get("mcp-structured-errors")
 	rep := &grader.Report{Version: 3, Status: grader.StatusPass, Kata: p.ID, Seed: seed, Workspace: dir,
-		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, TaskID: 1}}}
+		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, Step: 1}}}
 	for _, f := range p.Fixtures["server"].Fixtures {
 		if f.Expect.ProtocolError != 0 {
-			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, TaskID: f.Task})
+			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, Step: f.Task})
 		}
-		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, TaskID: f.Task}
+		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, Step: f.Task}
 		for _, b := range broken {
 			if (b == grader.RuleCategory && f.Expect.Category != "") || (b == grader.RuleRetryAfter && strings.Contains(f.ID, "rate")) {
 				tr.Status, tr.FailedRules = grader.StatusFail, append(tr.FailedRules, b)
@@ -194,7 +194,7 @@ func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.Rul
 		rep.Tests = append(rep.Tests, tr)
 	}
 	for _, sc := range p.Scenarios.Scenarios {
-		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, TaskID: sc.Task})
+		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, Step: sc.Task})
 	}
 	s := grader.ScoreOf(p, rep)
 	rep.Points, rep.MaxPoints = s.Points, s.Max
@@ -282,7 +282,7 @@ func TestRunResumes(t *testing.T) {
 	defer store.Close()
 	f := &fakeGrader{lib: lib}
 	var events []Event
-	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, Progress: func(e Event) { events = append(events, e) }}
+	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, OnEvent: func(e Event) { events = append(events, e) }}
 	b, err := Run(context.Background(), lib, store, learners, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer store.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeGrader{lib: lib}
-	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, Progress: func(e Event) {
+	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, OnEvent: func(e Event) {
 		if e.Kind == EventStarted && e.Learner.Name == "b" {
 			go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 		}
@@ -569,7 +569,8 @@ func TestAnonymize(t *testing.T) {
 			t.Errorf("row %q, dir %q", l.Name, l.Dir)
 		}
 	}
-	if Pseudonym(key, "alice") != Pseudonym(key, "alice") || Pseudonym(key, "alice") == Pseudonym(key, "bob") || Pseudonym(key, "alice") == Pseudonym([]byte("other"), "alice") {
+	alice, again := Pseudonym(key, "alice"), Pseudonym(key, "alice")
+	if alice != again || alice == Pseudonym(key, "bob") || alice == Pseudonym([]byte("other"), "alice") {
 		t.Error("pseudonyms are not stable per key and name")
 	}
 	if !slices.ContainsFunc(r.Learners, func(l LearnerRow) bool { return l.Name == Pseudonym(key, "alice") }) {
@@ -581,7 +582,7 @@ func TestProgress(t *testing.T) {
 	res := &Result{Learner: Learner{Name: "bob"}, Report: &grader.Report{Status: grader.StatusFail, Points: 3, MaxPoints: 4,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}, Duration: 1500 * time.Millisecond}
 	var plain bytes.Buffer
-	p := NewProgress(&plain, false, nil)
+	p := NewTicker(&plain, false, nil)
 	p.Event(Event{Kind: EventStarted, Learner: res.Learner, Done: 0, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 2})
 	p.Done()
@@ -589,7 +590,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("plain progress %q", got)
 	}
 	var tty bytes.Buffer
-	p = NewProgress(&tty, true, nil)
+	p = NewTicker(&tty, true, nil)
 	p.Event(Event{Kind: EventBegan, Total: 2, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventStarted, Learner: Learner{Name: "carol"}, Done: 1, Running: 1, Total: 2})
@@ -598,5 +599,31 @@ func TestProgress(t *testing.T) {
 	if !strings.HasPrefix(got, "kata class grade: 2 learners, 2 at a time, seed 9 (repeat with --seed 9)\n") ||
 		strings.Count(got, "\r\x1b[K[████████████░░░░░░░░░░░░] 1/2 · 1 grading · bob: 1/2 passed") != 2 || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("terminal progress %q", got)
+	}
+}
+
+// TestTickerAndSummaryQuoteFolderNames: a learner folder named with escape sequences is
+// printed quoted in the progress line (on a terminal and off it) and in the summary, so the
+// terminal obeys none of them.
+func TestTickerAndSummaryQuoteFolderNames(t *testing.T) {
+	evil := Learner{Name: "eve\x1b]0;pwned\x07\u009b2J"}
+	res := &Result{Learner: evil, Report: &grader.Report{Status: grader.StatusFail, Points: 1, MaxPoints: 2,
+		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}}
+	var plain, tty, summary bytes.Buffer
+	NewTicker(&plain, false, nil).Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
+	p := NewTicker(&tty, true, nil)
+	p.Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
+	p.Done()
+	r := &Report{Seed: 7, Gradable: 1, Graded: 1, Jobs: 1, CannotGrade: 1,
+		Learners: []LearnerRow{{Name: evil.Name, Status: grader.StatusFail, Passed: 1, Tests: 2}, {Name: evil.Name + "2", Status: grader.StatusError, Message: "no kata.json"}},
+		Rules:    []RuleCount{{Rule: grader.RuleCategory, Learners: 1, Tests: 1, ExampleLearner: evil.Name, ExampleTest: "t", Example: "x"}}}
+	WriteText(&summary, r, nil)
+	for what, s := range map[string]string{"plain progress": plain.String(), "terminal progress": strings.ReplaceAll(tty.String(), "\r\x1b[K", ""), "summary": summary.String()} {
+		if strings.ContainsAny(s, "\x1b\x07\u009b") {
+			t.Errorf("the %s prints escapes: %q", what, s)
+		}
+		if !strings.Contains(s, `"eve\x1b]0;pwned\a\u009b2J"`) {
+			t.Errorf("the %s does not name the learner quoted: %q", what, s)
+		}
 	}
 }

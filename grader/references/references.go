@@ -33,6 +33,11 @@ const Seed = 1
 // under Seed. SeedsFor applies this.
 var Seeds = []int64{1, 2, 3}
 
+// MaxSeeds is the most seeds a reference's expect.json may name: each seed is a whole grading
+// of real learner code, and what varies with the seed (values, never coverage) is covered by
+// the cheaper tests that draw many seeds without grading.
+const MaxSeeds = 3
+
 // Correct is the name of the folder of a kata and language's correct reference.
 const Correct = "correct"
 
@@ -67,6 +72,9 @@ func ReadExpectation(ref string) (Expectation, error) {
 	}
 	slices.Sort(e.Fail)
 	slices.Sort(e.Rules)
+	if len(e.Seeds) > MaxSeeds {
+		return e, fmt.Errorf("%s/expect.json: %d seeds; a reference is graded under at most %d (a seed varies values, never coverage)", ref, len(e.Seeds), MaxSeeds)
+	}
 	if len(e.Seeds) == 0 {
 		e.Seeds = SeedsFor(ref)
 	}
