@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -27,6 +28,9 @@ type ordersAPI struct {
 	orders    map[string]*behaviour // by order id
 	customers map[string]*behaviour // by customer id
 	requests  map[string][]apiRequest
+	// refused keeps, by id, requests refused for want of this grade's bearer token (at most
+	// refusedKept ids, refusedPerID each): they count for nothing but bearer-token.
+	refused map[string][]apiRequest
 	// stray counts requests for ids no fixture registered (a malformed id sent anyway).
 	stray int
 }
@@ -80,6 +84,7 @@ func startOrdersAPI(token string) (*ordersAPI, error) {
 		orders:    map[string]*behaviour{},
 		customers: map[string]*behaviour{},
 		requests:  map[string][]apiRequest{},
+		refused:   map[string][]apiRequest{},
 	}
 	a.srv = &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}
 	go a.srv.Serve(ln)
@@ -104,11 +109,53 @@ func (a *ordersAPI) setCustomer(id string, b *behaviour) {
 	a.customers[id] = b
 }
 
-// requestsFor returns the requests received for an id so far.
+// requestsFor returns the requests received for an id so far: those with the grade's token,
+// or, when none came, those refused for want of it (so bearer-token sees a server that sends
+// no token, and a saboteur's requests never add to an honest server's own).
 func (a *ordersAPI) requestsFor(id string) []apiRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if len(a.requests[id]) == 0 {
+		return append([]apiRequest(nil), a.refused[id]...)
+	}
 	return append([]apiRequest(nil), a.requests[id]...)
+}
+
+// Bounds of what the service keeps of refused requests.
+const (
+	refusedKept  = 1024
+	refusedPerID = 8
+)
+
+// refuse answers a request without the grade's bearer token: 401 before anything is counted
+// (docs/grading.md#api-auth). Every grade's service listens on loopback, where other learners'
+// code can reach it; their requests must not count against this grade's fixtures. The request
+// is only noted under the id it names, for bearer-token.
+func (a *ordersAPI) refuse(w http.ResponseWriter, r *http.Request, parts []string) {
+	var id string
+	switch {
+	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "orders":
+		id = parts[1]
+	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "customers" && parts[2] == "orders":
+		id = parts[1]
+	case r.Method == http.MethodPost && len(parts) == 1 && parts[0] == "refunds":
+		var body struct {
+			OrderID string `json:"order_id"`
+		}
+		if json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body) == nil {
+			id = body.OrderID
+		}
+	}
+	if id != "" {
+		a.mu.Lock()
+		if _, known := a.orders[id]; known || a.customers[id] != nil {
+			if kept := a.refused[id]; len(kept) < refusedPerID && (kept != nil || len(a.refused) < refusedKept) {
+				a.refused[id] = append(kept, apiRequest{Method: r.Method, Path: r.URL.Path})
+			}
+		}
+		a.mu.Unlock()
+	}
+	writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "token_expired", "detail": "missing or wrong bearer token"})
 }
 
 // strayRequests counts requests for ids no fixture registered, and requests to no endpoint
@@ -133,10 +180,15 @@ func (a *ordersAPI) retryAfterSent(id string) (float64, bool) {
 }
 
 // ServeHTTP answers one Orders API request (docs/grading.md#orders-api) as the fixture in force
-// for its id says, and counts it.
+// for its id says, and counts it; a request without the grade's bearer token is refused first,
+// and not counted (refuse).
 func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	req := apiRequest{Method: r.Method, Path: r.URL.Path, Authorized: r.Header.Get("Authorization") == "Bearer "+a.token}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+a.token)) != 1 {
+		a.refuse(w, r, parts)
+		return
+	}
+	req := apiRequest{Method: r.Method, Path: r.URL.Path, Authorized: true}
 	var id string
 	var b *behaviour
 	a.mu.Lock()
@@ -175,10 +227,6 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Unlock()
 
-	if !req.Authorized {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "token_expired", "detail": "missing or wrong bearer token"})
-		return
-	}
 	if b == nil {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found"})
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -33,7 +34,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer api.close()
-	env := processEnv(map[string]string{"ORDERS_API_URL": api.URL, "ORDERS_API_TOKEN": "tok", "ORDERS_API_TIMEOUT_SECONDS": "5"})
+	env := sandbox.PlainEnv(map[string]string{"ORDERS_API_URL": api.URL, "ORDERS_API_TOKEN": "tok", "ORDERS_API_TIMEOUT_SECONDS": "5"})
 	conn, err := launchServer(context.Background(), launchSpec{dir: dir, command: "python3", args: []string{"server.py"}, env: env}, &violationLog{})
 	if err != nil {
 		b.Fatal(err)
@@ -41,7 +42,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	defer conn.close()
 	d := newDrawer(1)
 	f := p.Fixtures["server"].Fixtures[0] // lookup-ok
-	dr := d.draw(f, 0, "")
+	dr := d.draw(f, caseSpec{})
 	api.setOrder(dr.id, dr.beh)
 	b.ResetTimer()
 	start := time.Now()

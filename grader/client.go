@@ -7,10 +7,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
@@ -33,7 +35,7 @@ const maxExtraInvokes = 5
 
 // clientProc is the learner's running client and its stdout lines.
 type clientProc struct {
-	proc  *process
+	proc  *sandbox.Process
 	lines chan clientLine
 	// fresh is true until the client's first message was read.
 	fresh bool
@@ -51,7 +53,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 	}
 	c := &clientProc{proc: p, lines: make(chan clientLine, 16), fresh: true}
 	go func() {
-		br := bufio.NewReaderSize(p.stdout, 64<<10)
+		br := bufio.NewReaderSize(p.Stdout, 64<<10)
 		for {
 			line, tooLong, err := readLine(br, maxMessage)
 			if tooLong {
@@ -70,7 +72,7 @@ func startClient(spec launchSpec) (*clientProc, error) {
 
 func (c *clientProc) send(v any) error {
 	b, _ := json.Marshal(v)
-	_, err := c.proc.stdin.Write(append(b, '\n'))
+	_, err := c.proc.Stdin.Write(append(b, '\n'))
 	return err
 }
 
@@ -97,8 +99,8 @@ type scenarioResult struct {
 	stopped bool
 }
 
-// playScenario runs one scenario against the client and records its decisions.
-func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioResult {
+// playScenario runs one case of a scenario against the client and records its decisions.
+func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenarioCase) scenarioResult {
 	var r scenarioResult
 	fail := func(broken bool, m i18n.Msg) scenarioResult {
 		r.problems.say(RuleClientProtocol, m)
@@ -137,10 +139,10 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 		timer.Stop()
 		if !ok {
 			select {
-			case <-c.proc.done:
+			case <-c.proc.Done():
 			case <-time.After(time.Second):
 			}
-			_, how := c.proc.exited()
+			_, how := c.proc.Exited()
 			if how.IsZero() {
 				how = i18n.M("harness.exit.closed_stdout")
 			}
@@ -165,7 +167,7 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario) scenarioR
 				r.problems.say(RuleClientBounded, i18n.MN("harness.client.never_stops", invokes, "MaxRetries", *d.policy.MaxRetries))
 				return r
 			}
-			pl := d.payloads[min(invokes-1, len(d.payloads)-1)]
+			pl := cs.payloads[min(invokes-1, len(cs.payloads)-1)]
 			if err := c.send(map[string]any{"type": "result", "result": pl}); err != nil {
 				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
 			}
@@ -215,7 +217,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	var c *clientProc
 	stop := func() {
 		if c != nil {
-			c.proc.kill(time.Second)
+			c.proc.Kill(time.Second)
 			c = nil
 		}
 	}
@@ -248,48 +250,68 @@ func (r *run) runClientTests(ctx context.Context) {
 			r.record(t)
 			continue
 		}
-		if c == nil {
-			var err error
-			if c, err = startClient(r.clientSpec); err != nil {
-				t.Status = StatusError
-				t.setMessage(i18n.M("harness.client.start_failed", "Error", errText(err)))
-				r.record(t)
-				continue
-			}
-		}
-		mark := c.proc.stderr.mark()
-		res := playScenario(ctx, c, d)
-		probs := checkScenario(d, res)
-		if d.Pair != "" {
-			if prev, ok := pairs[d.Pair]; ok {
-				if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
-					probs.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
-				}
-			} else {
-				pairs[d.Pair] = pairSeen{id: d.ID, trace: res.trace}
-			}
-		}
-		proc := c.proc
-		if res.stopped {
-			t.Status = StatusError
-			probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
-		}
+		var probs problems
+		var output string
 		crashedAtStart := false
-		if res.broken {
-			stop()
-			if !res.stopped {
-				probs.say("", i18n.M("harness.client.restarted"))
+		for k, cs := range d.cases {
+			if c == nil {
+				var err error
+				if c, err = startClient(r.clientSpec); err != nil {
+					t.Status = StatusError
+					probs = problems{{msg: i18n.M("harness.client.start_failed", "Error", errText(err))}}
+					break
+				}
+			}
+			mark := c.proc.Stderr.Mark()
+			res := playScenario(ctx, c, d, cs)
+			cp := checkScenario(d, cs, res)
+			if d.Pair != "" {
+				key := fmt.Sprintf("%s#%d", d.Pair, k)
+				if prev, ok := pairs[key]; ok {
+					if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
+						cp.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
+					}
+				} else {
+					pairs[key] = pairSeen{id: d.ID, trace: res.trace}
+				}
+			}
+			proc := c.proc
+			if res.stopped {
+				t.Status = StatusError
+				probs = problems{{msg: r.stoppedMsg(r.clientPhase, scenarioCut)}}
+				stop()
+				output += proc.Stderr.Since(mark, outputCap)
+				break
+			}
+			if res.broken {
+				stop()
+				cp.say("", i18n.M("harness.client.restarted"))
 				// A client that crashed or hung says why on its stderr: show the tail.
-				switch tail := lastLines(proc.stderr.since(mark, stderrCap), tailLines); {
+				switch tail := lastLines(proc.Stderr.Since(mark, sandbox.StderrCap), tailLines); {
 				case tail == "":
 				case tail == lastTail:
-					probs.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
-					crashedAtStart = len(res.trace) == 0
+					cp.say("", i18n.M("harness.client.stderr_same", "Test", strconv.Quote(lastTailOf)))
+					crashedAtStart = k == 0 && len(res.trace) == 0
 				default:
-					probs.say("", i18n.M("harness.client.stderr_tail", "Tail", indent(tail, "  ")))
-					crashedAtStart = len(res.trace) == 0 && sameCrash == 0
+					cp.say("", i18n.M("harness.client.stderr_tail", "Tail", indent(tail, "  ")))
+					crashedAtStart = k == 0 && len(res.trace) == 0 && sameCrash == 0
 					lastTail, lastTailOf = tail, d.Name
 				}
+			}
+			output += proc.Stderr.Since(mark, outputCap)
+			if len(d.cases) > 1 {
+				for i := range cp {
+					cp[i].msg = i18n.M("harness.fixture.with_cases", "Cases", cs.variant, "Problems", cp[i].msg)
+				}
+			}
+			probs = append(probs, cp...)
+			if res.broken {
+				// The scenario has failed; a client that hung would only hang again on each
+				// further case, and the phase's budget is better spent on the next scenarios.
+				if rest := len(d.cases) - k - 1; rest > 0 {
+					probs.say("", i18n.MN("harness.client.cases_skipped", rest))
+				}
+				break
 			}
 		}
 		switch {
@@ -299,13 +321,13 @@ func (r *run) runClientTests(ctx context.Context) {
 		default:
 			sameCrash = -1
 		}
-		t.Output = proc.stderr.since(mark, outputCap)
+		t.Output = clipTail(output, outputCap)
 		r.recordVerdict(t, probs, i18n.Msg{})
 	}
 	if c != nil {
-		c.proc.stdin.Close()
+		c.proc.Stdin.Close()
 		select {
-		case <-c.proc.done:
+		case <-c.proc.Done():
 		case <-time.After(2 * time.Second):
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
 )
@@ -34,44 +36,47 @@ func clientWorkspace(t *testing.T, p *katas.Packet, fault string) string {
 // returns, per seed, the ids of the scenarios that failed.
 func playSeeds(t *testing.T, p *katas.Packet, dir string, seeds int) map[int64][]string {
 	t.Helper()
-	spec := launchSpec{dir: dir, command: "python3", args: []string{"client.py"}, env: processEnv(nil)}
+	spec := launchSpec{dir: dir, command: "python3", args: []string{"client.py"}, env: sandbox.PlainEnv(nil)}
 	failed := map[int64][]string{}
 	var c *clientProc
 	defer func() {
 		if c != nil {
-			c.proc.kill(0)
+			c.proc.Kill(0)
 		}
 	}()
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		for _, d := range drawScenarios(p.Scenarios, p.Contract, seed) {
-			if c == nil {
-				var err error
-				if c, err = startClient(spec); err != nil {
-					t.Fatal(err)
+			for _, cs := range d.cases {
+				if c == nil {
+					var err error
+					if c, err = startClient(spec); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			res := playScenario(context.Background(), c, d)
-			if probs := checkScenario(d, res); len(probs) > 0 {
-				failed[seed] = append(failed[seed], d.ID)
-			}
-			if res.broken {
-				c.proc.kill(0)
-				c = nil
+				res := playScenario(context.Background(), c, d, cs)
+				if probs := checkScenario(d, cs, res); len(probs) > 0 && !slices.Contains(failed[seed], d.ID) {
+					failed[seed] = append(failed[seed], d.ID)
+				}
+				if res.broken {
+					c.proc.Kill(0)
+					c = nil
+				}
 			}
 		}
 	}
 	return failed
 }
 
-// TestClientHarnessOverManySeeds: the correct reference client passes every scenario on 200
-// seeds, and each broken client fails at least one scenario on every one of 50 seeds (fewer,
-// since a looping client costs a process restart per scenario).
+// TestClientHarnessOverManySeeds: the correct reference client passes every case of every
+// scenario on 20 seeds, and each broken client fails the same scenarios on each of 5 seeds
+// (docs/grading.md#seed: every run plays every variant, so the verdict does not depend on the
+// seed; before, a client that read the prose passed under some seeds).
 func TestClientHarnessOverManySeeds(t *testing.T) {
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const seeds = 200
+	const seeds = 20
 	for _, p := range lib.Packets() {
 		if p.Scenarios == nil {
 			continue
@@ -86,11 +91,14 @@ func TestClientHarnessOverManySeeds(t *testing.T) {
 		for _, fault := range []string{"client-broken-ignores-retry-after", "client-broken-retries-forever", "client-broken-retries-auth", "client-broken-reads-prose", "client-broken-no-unknown-log"} {
 			t.Run(p.ID+"/"+fault, func(t *testing.T) {
 				t.Parallel()
-				const brokenSeeds = 50
+				const brokenSeeds = 5
 				failed := playSeeds(t, p, clientWorkspace(t, p, fault), brokenSeeds)
-				for seed := int64(1); seed <= brokenSeeds; seed++ {
-					if len(failed[seed]) == 0 {
-						t.Errorf("seed %d: %s passed every scenario", seed, fault)
+				if len(failed[1]) == 0 {
+					t.Errorf("seed 1: %s passed every scenario", fault)
+				}
+				for seed := int64(2); seed <= brokenSeeds; seed++ {
+					if !slices.Equal(failed[seed], failed[1]) {
+						t.Errorf("seed %d: %s failed %v; under seed 1 it failed %v", seed, fault, failed[seed], failed[1])
 					}
 				}
 			})
@@ -116,7 +124,11 @@ func TestOracleFollowsTheRules(t *testing.T) {
 		{"retry-after wins", []map[string]any{{"isError": true, "errorCategory": "rate_limit", "isRetryable": true, "retryAfterSeconds": 17.0}, ok}, `invoke → sleep 17 → invoke → outcome success (category null)`},
 		{"escalate before retry", []map[string]any{{"isError": true, "errorCategory": "auth", "isRetryable": true}}, `invoke → outcome escalate (category "auth")`},
 		{"unknown", []map[string]any{{"isError": true, "isRetryable": true}}, `invoke → log unknown → outcome abort (category "unknown")`},
-		{"string isError is success", []map[string]any{{"isError": "true", "errorCategory": "transient"}}, `invoke → outcome success (category null)`},
+		{"string isError is malformed", []map[string]any{{"isError": "true", "errorCategory": "transient"}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"null isError is malformed", []map[string]any{{"isError": nil, "errorCategory": "transient", "isRetryable": true}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"numeric isError is malformed", []map[string]any{{"isError": 1.0}}, `invoke → log unknown → outcome abort (category "unknown")`},
+		{"absent isError is success", []map[string]any{{"order": map[string]any{}}}, `invoke → outcome success (category null)`},
+		{"false isError is success", []map[string]any{{"isError": false, "errorCategory": "transient"}}, `invoke → outcome success (category null)`},
 		{"server says no", []map[string]any{{"isError": true, "errorCategory": "transient", "isRetryable": false}}, `invoke → outcome abort (category "transient")`},
 		{"string isRetryable is not true", []map[string]any{{"isError": true, "errorCategory": "transient", "isRetryable": "true"}}, `invoke → outcome abort (category "transient")`},
 	}

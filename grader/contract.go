@@ -41,6 +41,8 @@ type callOutcome struct {
 	// waitedPastTimeout: the service held a request for slowHold and answered it late, and the
 	// server was still waiting for that answer (it ignored ORDERS_API_TIMEOUT_SECONDS).
 	waitedPastTimeout bool
+	// token is the run's Orders API token, which no result may carry (checkNoToken).
+	token string
 }
 
 // problem is one broken rule, in a sentence for the learner. A note is not a failure: it
@@ -197,6 +199,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		ps.say(RuleTimeoutHonoured, i18n.M("grader.timeout_honoured.waited", "Held", seconds(slowHold.Seconds(), 1), "Timeout", seconds(apiTimeout.Seconds(), 1)))
 		return ps
 	}
+	checkNoToken(out.res, out.token, &ps)
 	payload, text, _ := payloadOf(out.res)
 	if payload == nil {
 		low := strings.ToLower(text)
@@ -221,6 +224,13 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		checkSuccess(f, dr, out.res, payload, c, &ps)
 	} else {
 		checkTypedError(f, dr, out, payload, c, &ps)
+		if _, ok := c.Fields[customerMessageField]; ok {
+			status := 0
+			if dr.beh != nil {
+				status = dr.beh.status
+			}
+			checkMessageText(payload, status, &ps)
+		}
 	}
 	checkRequests(f, dr, out, &ps)
 	return ps
@@ -229,31 +239,53 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 // checkMirror: when a result carries structuredContent, its first content block is a text
 // block with the same payload as JSON (the MCP spec asks a tool that returns structured
 // content to return it serialised in a TextContent block too, for clients that read only
-// content; docs/grading.md#tools).
+// content; docs/grading.md#tools). When structuredContent is a JSON object it is what is
+// graded, and a text block that does not mirror it (an SDK's idiom: prose beside the
+// payload) is a note with its hint, not a failure; the typed-output pitfall of the Go SDK,
+// whose structuredContent is the zero value the SDK wrote over the payload, stays a failure.
 func checkMirror(res *mcp.CallToolResult, c katas.Contract, ps *problems) {
 	if res.StructuredContent == nil {
 		return
 	}
-	if len(res.Content) == 0 {
-		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.no_content"))
+	structured, _, _ := payloadOf(&mcp.CallToolResult{StructuredContent: res.StructuredContent})
+	valid := structured != nil
+	var text any
+	var found i18n.Msg
+	switch t, isText := firstText(res); {
+	case len(res.Content) == 0:
+		found = i18n.M("grader.text_mirror.no_content")
+	case !isText:
+		found = i18n.M("grader.text_mirror.not_text")
+	case json.Unmarshal([]byte(t), &text) != nil:
+		found = i18n.M("grader.text_mirror.not_json", "Text", strconv.Quote(clipText(t, 120)))
+	case !sameJSON(text, res.StructuredContent):
+		found = i18n.M("grader.text_mirror.differs", "Text", jsonText(text), "Structured", jsonText(res.StructuredContent))
+		if h, ok := mirrorHint(res, text, c); ok {
+			ps.say(RuleTextMirror, found)
+			ps.addHint(h)
+			return
+		}
+	default:
 		return
+	}
+	if !valid {
+		ps.say(RuleTextMirror, found)
+		return
+	}
+	ps.sayNote(RuleTextMirror, i18n.M("grader.text_mirror.note", "Problem", found))
+	ps.addHint(hintTextBesideStructured)
+}
+
+// firstText is the text of the result's first content block, and whether that block is text.
+func firstText(res *mcp.CallToolResult) (string, bool) {
+	if len(res.Content) == 0 {
+		return "", false
 	}
 	t, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
-		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.not_text"))
-		return
+		return "", false
 	}
-	var text any
-	if err := json.Unmarshal([]byte(t.Text), &text); err != nil {
-		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.not_json", "Text", strconv.Quote(clipText(t.Text, 120))))
-		return
-	}
-	if !sameJSON(text, res.StructuredContent) {
-		ps.say(RuleTextMirror, i18n.M("grader.text_mirror.differs", "Text", jsonText(text), "Structured", jsonText(res.StructuredContent)))
-		if h, ok := mirrorHint(res, text, c); ok {
-			ps.addHint(h)
-		}
-	}
+	return t.Text, true
 }
 
 // checkSuccess checks a success: isError false or absent on the result and in the payload

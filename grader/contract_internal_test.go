@@ -16,7 +16,7 @@ import (
 func TestCheckerReadsTheContract(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, _ := fixtureByID(t, lib, "mcp-structured-errors", "lookup-unavailable")
-	dr := newDrawer(1).draw(f, 503, "")
+	dr := newDrawer(1).draw(f, caseSpec{status: 503})
 	c := katas.Contract{
 		Categories: map[string]bool{"transient": true, "validation": false},
 		Fields: map[string]katas.FieldRule{
@@ -58,7 +58,7 @@ func TestCheckerReadsTheContract(t *testing.T) {
 	// a wait" becomes the contract's own words.
 	f429, _ := fixtureByID(t, lib, "mcp-structured-errors", "lookup-rate-limit-seconds")
 	c.Categories["rate_limit"] = true
-	dr429 := newDrawer(1).draw(f429, 0, "")
+	dr429 := newDrawer(1).draw(f429, caseSpec{})
 	wrong := map[string]any{"failed": true, "kind": "rate_limit", "retry": true, "wait": 17.0}
 	ps = checkCall(f429, dr429, callOutcome{res: result(wrong, true), hasRetryAfterSent: true, retryAfterSent: 17}, c)
 	if !slices.Equal(ps.rules(), []RuleID{RuleRetryAfterNull}) || !strings.Contains(ps.texts()[0], "only a transient error carries a wait") {

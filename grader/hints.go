@@ -60,13 +60,16 @@ var (
 	hintGoSDKZeroOutput = hint{"go-sdk-zero-output", RuleTextMirror, "official Go SDK",
 		"an isError result whose text block carries the typed error while structuredContent lacks its isError field",
 		"mcp.AddTool with an output type writes the output value the handler returns into structuredContent, over the one your result set, even for an error result; here it wrote the zero value. Give tools that return error results the output type any (no output schema; return nil as the output), or register them with Server.AddTool"}
+	hintTextBesideStructured = hint{"text-beside-structured", RuleTextMirror, "mcp-go, official Go SDK",
+		"structuredContent is a JSON object and content[0] is text that is not the same JSON (prose, a summary)",
+		"mcp-go's mcp.NewToolResultStructured(value, text), like a CallToolResult built by hand with the Go SDK, puts the text you pass beside the payload; the grader graded structuredContent, but a client that reads only content sees your text instead. Pass the payload's own JSON as that text (json.Marshal of the same value), as the tools page asks of a tool that returns structured content"}
 	hintClientRetry = hint{"http-client-retry", RuleOneRequest, "HTTP client",
 		"more than one request for a call whose Orders API dropped the connection",
 		"the Orders API closed the connection without answering, and the same request came again at once: that is the HTTP client retrying by itself, not your code. Go's net/http re-sends an idempotent GET when a reused keep-alive connection closes before the answer: give your http.Client a Transport with DisableKeepAlives: true (or a fresh Transport per request). Other clients that retry by themselves: urllib3 (its default Retry(3), or a requests HTTPAdapter given max_retries) in Python; got (2 retries of a GET by default) or an undici RetryAgent in Node; turn their retries off"}
 )
 
 // hints lists every hint, for docs/grading.md#sdk-hints.
-var hints = []hint{hintGoSDKRequired, hintTypeScriptZod, hintPythonDefaults, hintMCPGoValidation, hintGoSDKTypedOutput, hintGoSDKZeroOutput, hintClientRetry}
+var hints = []hint{hintGoSDKRequired, hintTypeScriptZod, hintPythonDefaults, hintMCPGoValidation, hintGoSDKTypedOutput, hintGoSDKZeroOutput, hintTextBesideStructured, hintClientRetry}
 
 // pydanticArguments is the first line of pydantic's error for the arguments model FastMCP
 // builds, named after the tool function ("1 validation error for lookup_orderArguments").

@@ -26,9 +26,9 @@ func TestHintsNameTheSDK(t *testing.T) {
 	overwritten := result(typed, true)
 	overwritten.StructuredContent = map[string]any{}
 	get := apiRequest{Method: "GET", Path: "/orders/ORD-1234", Authorized: true}
-	dr := newDrawer(1).draw(missing, 0, "")
-	drDrop := newDrawer(1).draw(dropped, 0, "")
-	drDown := newDrawer(1).draw(unavailable, 503, "")
+	dr := newDrawer(1).draw(missing, caseSpec{})
+	drDrop := newDrawer(1).draw(dropped, caseSpec{})
+	drDown := newDrawer(1).draw(unavailable, caseSpec{status: 503})
 	transient := result(map[string]any{"isError": true, "errorCategory": "transient", "isRetryable": true, "explanation": "dropped"}, true)
 	for name, tc := range map[string]struct {
 		fixture  string
@@ -45,7 +45,6 @@ func TestHintsNameTheSDK(t *testing.T) {
 		"go-sdk typed output":    {"missing", callOutcome{err: &jsonrpc.Error{Code: 0, Message: `validating tool output: validating root: validating /properties/order: type: <invalid reflect.Value> has type "null", want "object"`}}, RuleFailureIsResult, hintGoSDKTypedOutput, true},
 		"another JSON-RPC error": {"missing", callOutcome{err: &jsonrpc.Error{Code: -32603, Message: "internal error"}}, RuleFailureIsResult, hint{}, false},
 		"go-sdk zero output":     {"missing", callOutcome{res: overwritten}, RuleTextMirror, hintGoSDKZeroOutput, true},
-		"a mirror that differs":  {"missing", callOutcome{res: &mcp.CallToolResult{IsError: true, StructuredContent: typed, Content: []mcp.Content{&mcp.TextContent{Text: `{"isError": true}`}}}}, RuleTextMirror, hint{}, false},
 		"a retry after a drop":   {"dropped", callOutcome{res: transient, requests: []apiRequest{get, get}}, RuleOneRequest, hintClientRetry, true},
 		"a retry after a 503":    {"unavailable", callOutcome{res: result(map[string]any{"isError": true, "errorCategory": "transient", "isRetryable": true, "explanation": "503"}, true), requests: []apiRequest{get, get}}, RuleOneRequest, hint{}, false},
 	} {

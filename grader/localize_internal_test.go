@@ -78,8 +78,8 @@ func TestLocalizeWordsTheChecks(t *testing.T) {
 	// test's ("ES: " + the English)
 	ruWords, _ := pru.TestText(f.ID)
 	ruRule := ruWords.Rule
-	dr := newDrawer(1).draw(f, 503, "")
-	drMissing := newDrawer(1).draw(missingArg, 0, "")
+	dr := newDrawer(1).draw(f, caseSpec{status: 503})
+	drMissing := newDrawer(1).draw(missingArg, caseSpec{})
 	get := apiRequest{Method: "GET", Path: "/orders/ORD-1234", Authorized: true}
 	typed := func(kv ...any) *mcp.CallToolResult {
 		payload := map[string]any{"isError": true, "errorCategory": "transient", "isRetryable": true, "explanation": "the order service is down"}

@@ -83,8 +83,13 @@ func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 		// An invoke after the first is a retry that client-4 allowed.
 		t = append(t, traceEvent{Type: "invoke", rule: RuleClientRetryBoth})
 		pl := payloads[min(k, len(payloads)-1)]
-		if pl["isError"] != true {
+		switch isErr, present := pl["isError"]; {
+		case !present || isErr == false:
 			return outcome(RuleClientSuccess, ActionSuccess, nil, k+1)
+		case isErr != true:
+			// Neither a boolean nor absent: a malformed result, never read as a success.
+			t = append(t, traceEvent{Type: "log", rule: RuleClientSuccess})
+			return outcome(RuleClientSuccess, ActionAbort, str("unknown"), k+1)
 		}
 		cat, isStr := pl["errorCategory"].(string)
 		if isStr && slices.Contains(p.Escalate, cat) {
@@ -130,14 +135,14 @@ func describeLast(t []traceEvent) i18n.Msg {
 	return i18n.Raw(traceString(t))
 }
 
-// checkScenario compares the client's decisions with the oracle's.
-func checkScenario(d drawnScenario, got scenarioResult) problems {
+// checkScenario compares the client's decisions in one case of a scenario with the oracle's.
+func checkScenario(d drawnScenario, cs scenarioCase, got scenarioResult) problems {
 	probs := append(problems(nil), got.problems...)
-	want := expectedTrace(d.policy, d.payloads)
+	want := expectedTrace(d.policy, cs.payloads)
 	if len(probs) == 0 {
 		if !sameTrace(got.trace, want) {
-			probs.say(explainDivergence(d, got.trace, want))
-		} else if last := d.payloads[min(want[len(want)-1].Invoke-1, len(d.payloads)-1)]; !sameJSON(got.result, last) {
+			probs.say(explainDivergence(d, cs, got.trace, want))
+		} else if last := cs.payloads[min(want[len(want)-1].Invoke-1, len(cs.payloads)-1)]; !sameJSON(got.result, last) {
 			probs.say(RuleClientProtocol, i18n.M("harness.client.outcome_result", "Got", jsonText(got.result), "Want", jsonText(last)))
 		}
 	}
@@ -162,7 +167,7 @@ func sameTrace(a, b []traceEvent) bool {
 
 // explainDivergence names the first decision that differs and the rule behind the expected
 // one, and returns that rule (the last decision's when the client went on past the end).
-func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, i18n.Msg) {
+func explainDivergence(d drawnScenario, cs scenarioCase, got, want []traceEvent) (RuleID, i18n.Msg) {
 	i := 0
 	for i < len(got) && i < len(want) && sameTrace(got[i:i+1], want[i:i+1]) {
 		i++
@@ -173,7 +178,7 @@ func explainDivergence(d drawnScenario, got, want []traceEvent) (RuleID, i18n.Ms
 			invokes++
 		}
 	}
-	pl := d.payloads[min(max(invokes-1, 0), len(d.payloads)-1)]
+	pl := cs.payloads[min(max(invokes-1, 0), len(cs.payloads)-1)]
 	quote := func(e traceEvent) string { return strconv.Quote(e.String()) }
 	var first i18n.Msg
 	switch {

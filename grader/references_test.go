@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,11 +98,16 @@ func install(t *testing.T, dir string) {
 	}
 }
 
-// TestReferenceSubmissions grades every reference submission in testdata and checks that the
-// correct ones pass and each broken one fails exactly the tests its expect.json names, with
-// its hint in every failing test's message when it names one. A reference on an SDK is
-// installed first (references.Install), graded on one workspace for all its seeds, and run
-// on its own.
+// TestReferenceSubmissions grades every reference submission in testdata under each of its
+// seeds (references.SeedsFor: 1, 2 and 3 for a correct one and a broken one in Python, whose
+// Node and Go ports get seeds 2 and 3, unless its expect.json names others) and checks that
+// the correct ones pass under each and each broken one fails exactly the tests its
+// expect.json names, breaking the same rules, under each (docs/grading.md#seed: a verdict
+// depends on the submission only), with its hint in every failing test's message when it
+// names one. One
+// workspace serves every seed, as a learner's does, except a hostile reference's, which may
+// leave anything behind. A reference on an SDK is installed first (references.Install) and
+// run on its own.
 func TestReferenceSubmissions(t *testing.T) {
 	lib := library(t)
 	root := filepath.Join("..", "testdata", "references")
@@ -123,7 +130,8 @@ func TestReferenceSubmissions(t *testing.T) {
 						t.Fatal(err)
 					}
 					dir := ""
-					for _, seed := range want.Seeds {
+					var firstRules []string
+					for i, seed := range want.Seeds {
 						if dir == "" {
 							dir = workspace(t, lib, kata, lang, ref)
 							if references.NeedsInstall(dir) {
@@ -153,6 +161,30 @@ func TestReferenceSubmissions(t *testing.T) {
 								}
 							}
 						}
+						// The same rules break under every seed.
+						var rules []string
+						for _, tr := range rep.Tests {
+							for _, r := range tr.FailedRules {
+								rules = append(rules, tr.ID+":"+string(r))
+							}
+						}
+						if len(want.Rules) > 0 {
+							broken := map[string]bool{}
+							for _, r := range rules {
+								broken[r[strings.LastIndex(r, ":")+1:]] = true
+							}
+							if got := slices.Sorted(maps.Keys(broken)); !slices.Equal(got, want.Rules) {
+								t.Errorf("seed %d: broken rules %v, want exactly %v", seed, got, want.Rules)
+							}
+						}
+						if want.Note != "" && !slices.ContainsFunc(rep.Tests, func(tr grader.TestResult) bool { return strings.Contains(tr.Note, want.Note) }) {
+							t.Errorf("seed %d: no test's note contains %q", seed, want.Note)
+						}
+						if i == 0 {
+							firstRules = rules
+						} else if strings.Join(rules, ",") != strings.Join(firstRules, ",") {
+							t.Errorf("seed %d: failed rules\n got  %v\n under seed %d %v", seed, rules, want.Seeds[0], firstRules)
+						}
 						for _, tr := range rep.Tests {
 							if want.Hint != "" && tr.Status != grader.StatusPass && !strings.Contains(tr.Message, want.Hint) {
 								t.Errorf("seed %d: %s fails without the hint %q:\n%s", seed, tr.ID, want.Hint, tr.Message)
@@ -165,7 +197,7 @@ func TestReferenceSubmissions(t *testing.T) {
 							t.Errorf("seed %d: the text report carries an escape sequence", seed)
 						}
 						assertNoProcessesIn(t, dir)
-						if !references.NeedsInstall(dir) {
+						if strings.HasPrefix(filepath.Base(name), "hostile-") {
 							dir = "" // a fresh workspace for the next seed
 						}
 					}

@@ -88,6 +88,10 @@ const (
 	RuleAnswers            RuleID = "answers"
 	RuleStaysUp            RuleID = "stays-up"
 	RuleStdoutProtocol     RuleID = "stdout-protocol-only"
+	RuleNoToken            RuleID = "no-token-in-result"
+	RuleMessageNoURL       RuleID = "message-no-url"
+	RuleMessageNoTrace     RuleID = "message-no-stack-trace"
+	RuleMessageNoStatus    RuleID = "message-no-status-code"
 )
 
 // Client rules: the decisions a client makes from the typed flags (docs/grading.md, "The
@@ -138,7 +142,7 @@ var serverRules = []Rule{
 	{RuleFieldType, "server", "field-types", "every field of the contract has its JSON type", nil},
 	{RuleCategory, "server", "category-mapping", "the category is the one the API's behaviour maps to in the kata's table", nil},
 	{RuleRetryable, "server", "error-payload", "isRetryable equals the category's retryability in the contract", nil},
-	{RuleRetryAfter, "server", "retry-after-seconds", "a rate-limited failure carries the API's Retry-After in whole seconds (an HTTP-date converted against the clock, a date already passed as 0)", has(katas.RoleRetryAfter)},
+	{RuleRetryAfter, "server", "retry-after-seconds", "a failure whose API response stated a wait (a 429, or a 503 with Retry-After) carries it in whole seconds, in whichever retryable category it maps to (an HTTP-date converted against the clock, a date already passed as 0)", has(katas.RoleRetryAfter)},
 	{RuleRetryAfterNull, "server", "retry-after-seconds", "the wait is null when the API sent no Retry-After, and for every category that does not carry it", has(katas.RoleRetryAfter)},
 	{RuleAttemptedQuery, "server", "attempted-query", "attemptedQuery contains every argument value the call was given", has(katas.RoleAttemptedQuery)},
 	{RulePartialResults, "server", "partial-results", "partialResults holds the orders fetched before the failure, in order, or null when there were none", has(katas.RolePartialResults)},
@@ -150,16 +154,20 @@ var serverRules = []Rule{
 	{RuleAnswers, "server", "api-timeout", "every call is answered within its deadline", nil},
 	{RuleStaysUp, "server", "instances", "the server does not exit or crash during a call", nil},
 	{RuleStdoutProtocol, "server", "stdout", "stdout carries only JSON-RPC messages; logs go to stderr", nil},
+	{RuleNoToken, "server", "result-text", "no field of a result (payload, text blocks, partialResults, explanation, message) carries the Orders API token or the Authorization header", nil},
+	{RuleMessageNoURL, "server", "result-text", "the customer-facing message holds no URL or host of the API", hasCustomerMessage},
+	{RuleMessageNoTrace, "server", "result-text", "the customer-facing message holds no stack trace and no exception type", hasCustomerMessage},
+	{RuleMessageNoStatus, "server", "result-text", "the customer-facing message holds no HTTP status code", hasCustomerMessage},
 }
 
 // clientRules are the client rules: the seven decisions of a correct client, then the harness
 // protocol. Their statements are the "rule N: …" texts a failing scenario names.
 var clientRules = []Rule{
-	{RuleClientSuccess, "client", "client-rule-1", "isError that is not JSON true is a success, whatever else the payload holds", nil},
+	{RuleClientSuccess, "client", "client-rule-1", "isError absent or false is a success and true an error, whatever else the payload holds; any other value is a malformed result, logged as unknown and aborted with category \"unknown\"", nil},
 	{RuleClientEscalate, "client", "client-rule-2", "a category in escalate escalates at once, before any retryability check", nil},
 	{RuleClientUnknown, "client", "client-rule-3", "an error whose category is missing or not in the policy's categories is logged as unknown, then aborted with category \"unknown\"", nil},
 	{RuleClientRetryBoth, "client", "client-rule-4", "retry only when isRetryable is JSON true and the policy's category is retryable; otherwise abort", nil},
-	{RuleClientSleep, "client", "client-rule-5", "before retry r, sleep exactly retryAfterSeconds when it is a number, else baseDelaySeconds × multiplier^(r−1)", nil},
+	{RuleClientSleep, "client", "client-rule-5", "before retry r, sleep exactly retryAfterSeconds when it is a number (the stated wait replaces the backoff for that retry, whatever the category), else baseDelaySeconds × multiplier^(r−1)", nil},
 	{RuleClientBounded, "client", "client-rule-6", "at most maxRetries retries, then exhausted at once, with no sleep after the last attempt", nil},
 	{RuleClientProse, "client", "client-rule-7", "explanation text never changes a decision: the same flags give the same invokes, sleeps and outcome", nil},
 	{RuleClientProtocol, "client", "client-messages", "the client speaks the harness protocol: JSON lines on stdout, the scenario's request unchanged, one outcome per scenario", nil},

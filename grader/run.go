@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
@@ -73,7 +74,7 @@ type run struct {
 	// messages; the phases run at the same time.
 	serverPhase, clientPhase phase
 	// box confines every learner process of the run (nil until prepare made it).
-	box *sandbox
+	box *sandbox.Box
 	// clientTime is the client phase's wall time, set by its goroutine before it is done.
 	clientTime time.Duration
 }
@@ -137,14 +138,10 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		dir = abs
 	}
 	r.rep.Workspace = dir
-	becomeSubreaper()
+	sandbox.BecomeSubreaper()
 	defer func() {
-		var marker uint64
-		if r.box != nil {
-			marker = r.box.marker
-		}
-		reapEscapees(dir, r.token(), marker)
-		r.box.close()
+		sandbox.ReapEscapees(dir, r.token(), r.box.Marker())
+		r.box.Close()
 	}()
 	r.parent = ctx
 	defer func() {
@@ -272,17 +269,17 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	if kc.Language != "" && !slices.Contains(p.Languages, kc.Language) {
 		return sayErr("kata.json", keyLine(kc.raw, "language"), i18n.M("harness.kata_json.unknown_language", "Language", strconv.Quote(kc.Language), "Kata", p.ID, "Languages", strings.Join(p.Languages, ", ")))
 	}
-	box, err := newSandbox(dir, r.opts.NoIsolation)
+	box, err := sandbox.New(dir, r.opts.NoIsolation)
 	if err != nil {
 		return &SubmissionError{Msg: err.Error()}
 	}
 	r.box = box
-	r.rep.Isolation = string(box.iso.Kind)
+	r.rep.Isolation = string(box.Isolation().Kind)
 	if slices.Contains(p.Graded, "client") {
 		if kc.Client == nil {
 			return sayErr("kata.json", 0, i18n.M("harness.kata_json.no_client", "Kata", p.ID, "Example", clientExample(kc.Language)))
 		}
-		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.env(nil), box: box}
+		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.Env(nil), box: box}
 	}
 	if !slices.Contains(p.Graded, "server") {
 		if slices.Contains(p.Graded, "config") {
@@ -319,13 +316,14 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		"ORDERS_API_TOKEN":           api.token,
 		"ORDERS_API_TIMEOUT_SECONDS": fmt.Sprint(apiTimeout.Seconds()),
 	}
-	exp, err := mc.expandEntry(entry, r.box.lookupEnv(vars))
+	exp, err := mc.expandEntry(entry, r.box.LookupEnv(vars))
 	if err != nil {
 		api.close()
 		return err
 	}
 	r.api = api
-	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.env(exp.Env), box: r.box, handshake: r.opts.handshake}
+	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake}
 	if r.hasRefusedFixture() {
 		closed, release, err := closedPortURL()
 		if err != nil {
@@ -335,13 +333,14 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		}
 		r.releasePort = release
 		vars["ORDERS_API_URL"] = closed
-		ref, err := mc.expandEntry(entry, r.box.lookupEnv(vars))
+		ref, err := mc.expandEntry(entry, r.box.LookupEnv(vars))
 		if err != nil {
 			api.close()
 			r.api = nil
 			return err
 		}
-		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.env(ref.Env), box: r.box, handshake: r.opts.handshake}
+		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.Env(ref.Env), box: r.box,
+			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args), handshake: r.opts.handshake}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()
@@ -354,7 +353,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 // checkClientCommand makes sure kata.json's client command can be started: a missing program
 // is a submission error (exit 2, docs/grading.md#exit-codes), not a failure of every client test.
 func checkClientCommand(dir string, c *Command, raw []byte) error {
-	path := resolveCommand(dir, c.Command)
+	path := sandbox.ResolveCommand(dir, c.Command)
 	if _, err := exec.LookPath(path); err != nil {
 		cmd := strconv.Quote(c.Command)
 		how := i18n.M("harness.client_command.not_on_path", "Command", cmd)
@@ -375,13 +374,13 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	if kc.Build != nil {
 		r.info(i18n.M("harness.progress.building"))
 		limit := buildDeadline
-		if r.box.goCacheFresh {
+		if r.box.GoCacheFresh() {
 			limit = freshCacheDeadline
 		}
 		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
 			return err
 		}
-		r.box.builtWith(kc.Build)
+		r.box.BuiltWith(kc.Build.Command)
 	}
 	if r.grades("client") && kc.Client != nil {
 		return checkClientCommand(dir, kc.Client, kc.raw)
@@ -400,26 +399,26 @@ const (
 // runBuild runs kata.json's build command once, in the sandbox, within limit; a failure is a
 // submission error carrying the build's output tail, and a build still running at limit is
 // killed and says so, naming the limit.
-func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) error {
-	out := &tailBuffer{cap: stderrCap}
-	p, err := startProcess(b, startSpec{ws: b.ws, command: c.Command, args: c.Args, env: b.env(nil), output: out})
+func runBuild(ctx context.Context, b *sandbox.Box, c *Command, limit time.Duration) error {
+	out := sandbox.NewTail(sandbox.StderrCap)
+	p, err := sandbox.Start(b, sandbox.Spec{WS: b.Workspace(), Command: c.Command, Args: c.Args, Env: b.Env(nil), Output: out})
 	if err != nil {
 		return sayErr("kata.json", 0, i18n.M("harness.build.start_failed", "Command", commandLine(c), "Error", errText(err)))
 	}
-	p.stdin.Close()
+	p.Stdin.Close()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-ctx.Done():
-		p.kill(0)
+		p.Kill(0)
 		return sayErr("kata.json", 0, i18n.M("harness.build.interrupted", "Command", commandLine(c)))
 	case <-timer.C:
-		p.kill(0)
+		p.Kill(0)
 		return sayErr("kata.json", 0, i18n.M("harness.build.timeout", "Command", commandLine(c), "Limit", limit.String(), "Output", outputTail(out)))
 	}
-	if !p.cmd.ProcessState.Success() {
-		return sayErr("kata.json", 0, i18n.M("harness.build.failed", "Command", commandLine(c), "How", p.exitMsg(), "Output", outputTail(out)))
+	if !p.Success() {
+		return sayErr("kata.json", 0, i18n.M("harness.build.failed", "Command", commandLine(c), "How", p.ExitMsg(), "Output", outputTail(out)))
 	}
 	return nil
 }
@@ -427,8 +426,8 @@ func runBuild(ctx context.Context, b *sandbox, c *Command, limit time.Duration) 
 // outputTail is the last 4 KiB of a build's output on lines of their own after the message,
 // without trailing blank lines; "" when the build wrote nothing, so the message ends on its
 // own line (a CSV cell or a summary row carries no empty line).
-func outputTail(out *tailBuffer) string {
-	tail := strings.TrimRight(out.since(0, 4096), " \t\r\n")
+func outputTail(out *sandbox.Tail) string {
+	tail := strings.TrimRight(out.Since(0, 4096), " \t\r\n")
 	if tail == "" {
 		return ""
 	}

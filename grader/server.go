@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -61,7 +62,7 @@ type worker struct {
 	// spec launches (and relaunches) the worker's server.
 	spec launchSpec
 	// lastProc is the server killed by the last restart, for its stderr tail.
-	lastProc *process
+	lastProc *sandbox.Process
 }
 
 // stop ends the worker's server.
@@ -103,11 +104,7 @@ func (r *run) runServerPhase(ctx context.Context) error {
 	spares := d.spareDrawer(r.rep.Seed)
 	for i, f := range set.Fixtures {
 		for j := range cases[i] {
-			status := 0
-			if b := cases[i][j].beh; b != nil {
-				status = b.status
-			}
-			sp := spares.draw(f, status, "")
+			sp := spares.draw(f, cases[i][j].spec)
 			cases[i][j].spare = &sp
 		}
 	}
@@ -183,7 +180,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name, rule, _ := runWideTest("tools-list", r.packet, nil)
 	r.announceStart("tools-list", name)
 	t := TestResult{ID: "tools-list", Name: name, Step: 1, Rule: rule, OutputOf: "server"}
-	mark := w.conn.proc.stderr.mark()
+	mark := w.conn.proc.Stderr.Mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
 	res, err := w.conn.session.ListTools(cctx, nil)
@@ -206,7 +203,7 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 			}
 		}
 	}
-	t.Output = w.conn.proc.stderr.since(mark, outputCap)
+	t.Output = w.conn.proc.Stderr.Since(mark, outputCap)
 	r.recordVerdict(t, probs, i18n.Msg{})
 }
 
@@ -384,7 +381,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		}
 	}
 	w.conn.label.set(f.ID) // the stdout check names the test in the reader's words
-	mark := w.conn.proc.stderr.mark()
+	mark := w.conn.proc.Stderr.Mark()
 	before := r.api.strayRequests()
 	deadline := callDeadline(dr)
 	cctx, cancel := context.WithTimeout(ctx, deadline)
@@ -409,22 +406,23 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 		cr.probs.say(RuleAnswers, i18n.M("harness.fixture.hung", "Deadline", deadline.String(), "Timeout", fmt.Sprintf("%.1f", apiTimeout.Seconds())))
 		w.restart()
 	case err != nil && !errors.As(err, &rpc) && w.serverDied():
-		_, how := w.conn.proc.exited()
+		_, how := w.conn.proc.Exited()
 		p := []i18n.Msg{i18n.M("harness.fixture.died", "How", how)}
-		if tail := lastLines(w.conn.proc.stderr.since(mark, stderrCap), tailLines); tail != "" {
+		if tail := lastLines(w.conn.proc.Stderr.Since(mark, sandbox.StderrCap), tailLines); tail != "" {
 			p = append(p, i18n.M("harness.fixture.stderr_tail", "Tail", indent(tail, "  ")))
 		}
 		cr.probs.say(RuleStaysUp, i18n.Lines(p...))
 		w.restart()
 	default:
+		out.token = r.token()
 		all := checkCall(f, dr, out, r.packet.Contract)
 		cr.probs, cr.notes = all.failures(), all.noteMessages()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}
 	if w.conn != nil {
-		cr.output = w.conn.proc.stderr.since(mark, outputCap)
+		cr.output = w.conn.proc.Stderr.Since(mark, outputCap)
 	} else if w.lastProc != nil {
-		cr.output = w.lastProc.stderr.since(mark, outputCap)
+		cr.output = w.lastProc.Stderr.Since(mark, outputCap)
 	}
 	if len(cr.probs) > 0 {
 		cr.detail = r.failureDetail(f, dr, res, err)
@@ -435,7 +433,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 // serverDied reports whether the worker's server ended, waiting briefly for it to be reaped.
 func (w *worker) serverDied() bool {
 	select {
-	case <-w.conn.proc.done:
+	case <-w.conn.proc.Done():
 		return true
 	case <-time.After(time.Second):
 		return false

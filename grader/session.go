@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,7 +92,7 @@ func (v *violationLog) all() []violation {
 
 // serverConn is a running learner server and the grader's MCP session with it.
 type serverConn struct {
-	proc    *process
+	proc    *sandbox.Process
 	session *mcp.ClientSession
 	label   *testLabel
 }
@@ -102,7 +105,10 @@ type launchSpec struct {
 	args     []string
 	env      []string
 	// box is the run's sandbox (nil in the grader's own tests: a plain process group).
-	box *sandbox
+	box *sandbox.Box
+	// hidden is a path of the command line outside what the sandbox shows ("" for none): a
+	// failed start then says that only the workspace and system folders are visible.
+	hidden string
 	// handshake, when set, replaces handshakeTimeout (Options.handshake: the grader's own tests).
 	handshake time.Duration
 }
@@ -115,9 +121,30 @@ func (spec launchSpec) handshakeWait() time.Duration {
 	return handshakeTimeout
 }
 
+// hiddenPath returns the first of command and args that names a host path the sandbox box does
+// not show (absolute, or relative to the working directory with ".."), or "".
+func hiddenPath(box *sandbox.Box, dir, cwd, command string, args []string) string {
+	if cwd == "" {
+		cwd = dir
+	}
+	for _, a := range append([]string{command}, args...) {
+		p := a
+		if !filepath.IsAbs(p) {
+			if !strings.HasPrefix(p, "..") {
+				continue
+			}
+			p = filepath.Join(cwd, p)
+		}
+		if !box.Shows(p) {
+			return a
+		}
+	}
+	return ""
+}
+
 // start starts the process spec describes, with the memory limit of a server or client.
-func (spec launchSpec) start() (*process, error) {
-	return startProcess(spec.box, startSpec{ws: spec.dir, cwd: spec.cwd, command: spec.command, args: spec.args, env: spec.env, limits: procLimits{data: memoryLimit}})
+func (spec launchSpec) start() (*sandbox.Process, error) {
+	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}})
 }
 
 // launchServer starts the server and completes the MCP handshake at ProtocolVersion. Any
@@ -130,22 +157,22 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 	}
 	pr, pw := io.Pipe()
 	label := &testLabel{}
-	go filterStdout(proc.stdout, pw, viol, label)
+	go filterStdout(proc.Stdout, pw, viol, label)
 	client := mcp.NewClient(&mcp.Implementation{Name: "kata-grader", Version: "1"}, nil)
-	transport := &mcp.IOTransport{Reader: pr, Writer: proc.stdin, MaxLineLength: maxMessage + 1024}
-	hctx, cancel := context.WithTimeout(ctx, spec.handshakeWait())
+	transport := &mcp.IOTransport{Reader: pr, Writer: proc.Stdin, MaxLineLength: maxMessage + 1024}
+	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
 	session, err := client.Connect(hctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		// Give an exiting process a moment to be reaped so the message can say how it ended:
 		// its pipes may stay open for up to WaitDelay while a descendant dies.
 		select {
-		case <-proc.done:
-		case <-time.After(proc.cmd.WaitDelay + 500*time.Millisecond):
+		case <-proc.Done():
+		case <-time.After(sandbox.WaitDelay + 500*time.Millisecond):
 		}
-		exited, how := proc.exited()
-		proc.kill(time.Second)
-		tail := proc.stderr.since(0, 2048)
+		exited, how := proc.Exited()
+		proc.Kill(time.Second)
+		tail := proc.Stderr.Since(0, 2048)
 		var msg i18n.Msg
 		switch {
 		case exited:
@@ -161,6 +188,9 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 		if tail != "" {
 			msg = i18n.Lines(msg, i18n.M("harness.handshake.stderr"), i18n.Raw(tail))
 		}
+		if spec.hidden != "" {
+			msg = i18n.Lines(msg, i18n.M("harness.handshake.hidden", "Path", strconv.Quote(spec.hidden)))
+		}
 		return nil, sayErr("", 0, msg)
 	}
 	return &serverConn{proc: proc, session: session, label: label}, nil
@@ -168,14 +198,14 @@ func launchServer(ctx context.Context, spec launchSpec, viol *violationLog) (*se
 
 // close ends the session and the server's whole process group.
 func (c *serverConn) close() {
-	c.proc.stdin.Close()
+	c.proc.Stdin.Close()
 	done := make(chan struct{})
 	go func() { c.session.Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(2 * time.Second):
 	}
-	c.proc.kill(time.Second)
+	c.proc.Kill(time.Second)
 }
 
 // filterStdout copies JSON-RPC lines from the server's stdout to w and records every other

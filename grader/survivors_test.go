@@ -11,6 +11,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/internal/faultdiff"
+	"github.com/kata-mcp/kata/grader/sandbox"
 )
 
 // evasions are the ways hostile-daemons' daemons leave the server's process group; each writes
@@ -24,10 +25,10 @@ var daemonsRef = filepath.Join("..", "testdata", "references", "mcp-structured-e
 // fallback always (Options.NoIsolation).
 func sandboxModes(t *testing.T) map[string]bool {
 	modes := map[string]bool{"fallback": true}
-	if grader.DetectIsolation().Isolated() {
+	if sandbox.DetectIsolation().Isolated() {
 		modes["bwrap"] = false
 	} else {
-		t.Logf("bwrap is not available (%s): testing the fallback only", grader.DetectIsolation().Reason)
+		t.Logf("bwrap is not available (%s): testing the fallback only", sandbox.DetectIsolation().Reason)
 	}
 	return modes
 }

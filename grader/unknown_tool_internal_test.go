@@ -15,7 +15,7 @@ import (
 func TestUnknownToolBothWays(t *testing.T) {
 	lib := embeddedLibrary(t)
 	f, c := fixtureByID(t, lib, "mcp-structured-errors", "unknown-tool")
-	dr := newDrawer(1).draw(f, 0, "")
+	dr := newDrawer(1).draw(f, caseSpec{})
 	sdk := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "MCP error -32602: Tool cancel_order not found"}}}
 	for name, tc := range map[string]struct {
 		out   callOutcome

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,6 +110,9 @@ func errText(err error) i18n.Msg { return i18n.ErrMsg(err) }
 // giving file:line for syntax and type errors.
 func readJSON(dir, name string, v any) ([]byte, error) {
 	path := filepath.Join(dir, name)
+	if !insideWorkspace(dir, path) {
+		return nil, sayErr(name, 0, i18n.M("harness.config_file.outside", "File", name))
+	}
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, sayErr(name, 0, i18n.M("harness.config_file.missing", "File", name))
@@ -132,6 +136,25 @@ func readJSON(dir, name string, v any) ([]byte, error) {
 		return nil, sayErr(name, 0, i18n.M("harness.config_file.invalid_json", "Error", learnerJSONError(err.Error())))
 	}
 	return src, nil
+}
+
+// insideWorkspace reports whether path, once symbolic links are resolved, is in the workspace
+// dir; a path that does not exist (yet) counts as inside. A workspace's configuration that is
+// a link out of it is never read: it would be a file of the host, not of the submission.
+func insideWorkspace(dir, path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false // a dangling link: where it points is not the workspace's business
+	}
+	ws, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		ws = dir
+	}
+	return strings.HasPrefix(real, ws+string(filepath.Separator))
 }
 
 func lineAt(src []byte, off int) int {
@@ -252,4 +275,13 @@ func (m *MCPConfig) serverCwd(ws string, e ServerEntry) (string, error) {
 	// the same folder, named through the workspace path the sandbox shows
 	rel, _ := filepath.Rel(realWS, real)
 	return filepath.Join(ws, rel), nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package katas
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -33,7 +34,11 @@ func ReadAsset(fsys fs.FS, dir, rel string) (*Asset, error) {
 	if err := plainFile(fsys, file); err != nil {
 		return nil, errAt(file, 0, "%s", strings.TrimPrefix(err.Error(), file+": "))
 	}
-	src, err := fs.ReadFile(fsys, file)
+	src, err := readJSON(fsys, file)
+	var tooLarge *ParseError
+	if errors.As(err, &tooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errAt(file, 0, "cannot read asset: %v", err)
 	}

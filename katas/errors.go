@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 // ParseError is a problem in a packet file. File is the path inside the packet source
@@ -16,12 +18,15 @@ type ParseError struct {
 	Msg  string
 }
 
-// Error formats the problem as "file:line: message", the form editors and CI logs link.
+// Error formats the problem as "file:line: message", the form editors and CI logs link. It is
+// printed on terminals, so a file name that holds a control character is quoted (termtext.Name)
+// and the message sanitised: a packet names its own files.
 func (e *ParseError) Error() string {
+	file, msg := termtext.Name(e.File), termtext.Sanitize(e.Msg)
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, msg)
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	return fmt.Sprintf("%s: %s", file, msg)
 }
 
 func errAt(file string, line int, format string, args ...any) *ParseError {

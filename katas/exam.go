@@ -68,6 +68,7 @@ func ParseExam(file string, src []byte) ([]Item, error) {
 // even when they have problems, so later checks (coverage references) do not report them
 // again as missing.
 func parseExam(file string, src []byte, ps *Problems) []Item {
+	src = cleanMarkdown(src)
 	doc := parseMarkdown(src)
 	_, secs := sections(doc, src)
 	var items []Item

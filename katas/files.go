@@ -1,11 +1,14 @@
 package katas
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 // checkFiles walks the packet folder dir and reports what loading or `kata init` would
@@ -137,6 +140,8 @@ func plainFile(fsys fs.FS, name string) error {
 // With a locale (not ""), each file is read from its locale twin where that twin reads and
 // agrees with the English file (CheckTwin); the English names of the files read in English all
 // the same are fallback. A twin's problems are no layer's problems: its English file is shown.
+// The Markdown and the file names come without control characters (termtext.Markdown,
+// termtext.Name): the layer is printed on terminals.
 func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallback []string, ps Problems) {
 	names, err := layerFiles(fsys, dir, layer)
 	if err != nil {
@@ -166,7 +171,7 @@ func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallba
 			size += len(layerSeparator)
 		}
 		size += len(md)
-		files = append(files, LayerFile{Name: n, Markdown: md})
+		files = append(files, LayerFile{Name: termtext.Name(n), Markdown: termtext.Markdown(md)})
 	}
 	if size > MaxMarkdownBytes && len(ps) == 0 {
 		ps.add(path.Join(dir, layer), 0, "the layer's files come to %d KiB with their assets; a layer shows at most %d KiB (move some of it to another layer, or shorten it)", (size+1023)>>10, MaxMarkdownBytes>>10)
@@ -181,7 +186,12 @@ func readLayerFile(fsys fs.FS, file string, ps *Problems) ([]byte, bool) {
 		ps.add(file, 0, "%v", strings.TrimPrefix(err.Error(), file+": "))
 		return nil, false
 	}
-	b, err := fs.ReadFile(fsys, file)
+	b, err := readMarkdown(fsys, file)
+	var tooLarge *ParseError
+	if errors.As(err, &tooLarge) {
+		ps.addErr(file, err)
+		return nil, false
+	}
 	if err != nil {
 		ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 		return nil, false

@@ -1,6 +1,7 @@
 package katas
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -155,12 +156,20 @@ func checkFixtureTwins(fsys fs.FS, p *Packet) Problems {
 			ps.add(file, 0, "not a locale twin of a graded part's fixtures (fixtures/<part>.<locale>.json, part one of %s)", strings.Join(p.Graded, ", "))
 			continue
 		}
-		src, err := fs.ReadFile(fsys, file)
+		src, err := readJSON(fsys, file)
+		var tooLarge *ParseError
+		if errors.As(err, &tooLarge) {
+			ps.addErr(file, err)
+			continue
+		}
 		if err != nil {
 			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 			continue
 		}
-		enSrc, _ := fs.ReadFile(fsys, english)
+		enSrc, err := readJSON(fsys, english)
+		if err != nil {
+			continue // reported by CheckPacket: a twin of what did not load is not checked
+		}
 		checkFixtureTwin(english, enSrc, p.partTexts(part), file, src, &ps)
 	}
 	return ps
@@ -177,11 +186,11 @@ func localizeTests(p *Packet, en *Packet, locale string) {
 		}
 		english := path.Join(p.Dir, "fixtures", part+".json")
 		file := FixtureTwinName(english, locale)
-		src, err := fs.ReadFile(p.fsys, file)
+		src, err := readJSON(p.fsys, file)
 		var ps Problems
 		var tw []TestText
 		if err == nil {
-			enSrc, _ := fs.ReadFile(p.fsys, english)
+			enSrc, _ := readJSON(p.fsys, english)
 			tw = checkFixtureTwin(english, enSrc, texts, file, src, &ps)
 		}
 		if err != nil || len(ps) > 0 {

@@ -27,7 +27,7 @@ const (
 // by a scan of each line's start, before anything is parsed, so the check itself stays fast.
 func MarkdownBounds(src []byte) (line int, msg string) {
 	if len(src) > MaxMarkdownBytes {
-		return 1, fmt.Sprintf("%d KiB of Markdown; at most %d KiB are shown at once (split it into more files, or shorten it)", (len(src)+1023)>>10, MaxMarkdownBytes>>10)
+		return 1, markdownTooLarge(int64(len(src)))
 	}
 	n := 1
 	for rest := src; len(rest) > 0; n++ {
@@ -45,6 +45,16 @@ func MarkdownBounds(src []byte) (line int, msg string) {
 		return lineOf(src, off), fmt.Sprintf("block quotes and lists nest more than %d deep here; flatten the structure (a deeper level is hard to read, and slow to render)", MaxNesting)
 	}
 	return 0, ""
+}
+
+// markdownTooLarge is the problem of a Markdown file of size bytes (-1: unknown, past the
+// bound).
+func markdownTooLarge(size int64) string {
+	amount := fmt.Sprintf("%d KiB", (size+1023)>>10)
+	if size < 0 {
+		amount = fmt.Sprintf("more than %d KiB", MaxMarkdownBytes>>10)
+	}
+	return fmt.Sprintf("%s of Markdown; at most %d KiB are shown at once (split it into more files, or shorten it)", amount, MaxMarkdownBytes>>10)
 }
 
 // lineMarkers counts the block-quote (">") and list ("-", "*", "+", "1.", "1)" before a space)
@@ -128,3 +138,7 @@ func deepBlock(doc ast.Node, limit int) int {
 	walk(doc, 0)
 	return found
 }
+
+// MaxJSONBytes bounds each JSON file of a packet (packet.json, fixtures, assets, their locale
+// twins): 1 MiB, a hundred times the largest shipped one.
+const MaxJSONBytes = 1 << 20

@@ -351,7 +351,8 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 
 // decodeStrict decodes JSON into v, rejecting a BOM, invalid UTF-8 and duplicate keys
 // (JSONTextProblem), unknown fields and trailing data, and turns the decoder's offsets into
-// file:line errors.
+// file:line errors. Every string it decodes is made safe for a terminal (sanitizeStrings): a
+// "\u001b" in a title or a fixture name is gone before anything prints it.
 func decodeStrict(file string, src []byte, v any) error {
 	if line, msg := JSONTextProblem(src); line > 0 {
 		return errAt(file, line, "%s", msg)
@@ -376,6 +377,7 @@ func decodeStrict(file string, src []byte, v any) error {
 	if dec.More() {
 		return errAt(file, lineOf(src, int(dec.InputOffset())), "unexpected data after the JSON value")
 	}
+	sanitizeStrings(reflect.ValueOf(v))
 	return nil
 }
 

@@ -443,7 +443,18 @@ func CheckPacket(fsys fs.FS, dir, source string) (*Packet, Problems) {
 	var ps Problems
 	read := func(name string) ([]byte, string, bool) {
 		file := path.Join(dir, name)
-		b, err := fs.ReadFile(fsys, file)
+		var b []byte
+		var err error
+		if strings.HasSuffix(name, ".json") {
+			b, err = readJSON(fsys, file)
+		} else {
+			b, err = readMarkdown(fsys, file)
+		}
+		var tooLarge *ParseError
+		if errors.As(err, &tooLarge) {
+			ps.addErr(file, err)
+			return nil, file, false
+		}
 		if err != nil {
 			ps.add(file, 0, "cannot read: %v", unwrapPathError(err))
 			return nil, file, false

@@ -59,7 +59,7 @@ var argumentName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // arguments and no problem.
 func ParsePrompt(file, md string) (Prompt, error) {
 	var ps Problems
-	src := []byte(md)
+	src := cleanMarkdown([]byte(md))
 	doc := parseMarkdown(src)
 	base := strings.TrimSuffix(path.Base(file), ".md")
 	p := Prompt{Name: promptName(base), File: path.Base(file), Title: base, Text: strings.TrimSpace(md)}

@@ -42,6 +42,7 @@ func ParseTask(file string, src []byte) (Task, error) {
 }
 
 func parseTask(file string, src []byte, ps *Problems) Task {
+	src = cleanMarkdown(src)
 	doc := parseMarkdown(src)
 	intro, secs := sections(doc, src)
 	t := Task{Markdown: string(src)}

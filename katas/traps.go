@@ -42,6 +42,7 @@ func ParseTraps(file string, src []byte) ([]TrapTable, error) {
 }
 
 func parseTraps(file string, src []byte, ps *Problems) []TrapTable {
+	src = cleanMarkdown(src)
 	doc := parseMarkdown(src)
 	_, secs := sections(doc, src)
 	var tables []TrapTable

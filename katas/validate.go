@@ -134,6 +134,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	v.Problems = append(v.Problems, CheckTwins(fsys, dir)...)
 	v.Problems = append(v.Problems, checkFixtureTwins(fsys, p)...)
 	checkTexts(fsys, dir, p.Layers, &v.Problems)
+	checkControls(fsys, dir, &v.Problems)
 	for _, l := range LayerNames {
 		if !slices.Contains(p.Layers, l) {
 			v.Problems.add(manifest, jsonKeyLine(msrc, "layers"), "layer %q is missing; a packet has all of %s", l, strings.Join(LayerNames, ", "))

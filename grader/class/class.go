@@ -17,16 +17,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
 
 // Isolation reports whether the grader confines the learner processes it runs (their files,
-// network and process count; grader.DetectIsolation, docs/grading.md#sandbox), and when it does
+// network and process count; sandbox.DetectIsolation, docs/grading.md#sandbox), and when it does
 // not, why. A class is strangers' code, so Run refuses to grade one without isolation unless
 // Options.NoIsolation is set. A variable so that tests can stand in for the machine.
 var Isolation = func() (isolated bool, why string) {
-	iso := grader.DetectIsolation()
+	iso := sandbox.DetectIsolation()
 	return iso.Isolated(), iso.Reason
 }
 

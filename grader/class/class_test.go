@@ -601,3 +601,29 @@ func TestProgress(t *testing.T) {
 		t.Errorf("terminal progress %q", got)
 	}
 }
+
+// TestTickerAndSummaryQuoteFolderNames: a learner folder named with escape sequences is
+// printed quoted in the progress line (on a terminal and off it) and in the summary, so the
+// terminal obeys none of them.
+func TestTickerAndSummaryQuoteFolderNames(t *testing.T) {
+	evil := Learner{Name: "eve\x1b]0;pwned\x07\u009b2J"}
+	res := &Result{Learner: evil, Report: &grader.Report{Status: grader.StatusFail, Points: 1, MaxPoints: 2,
+		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}}
+	var plain, tty, summary bytes.Buffer
+	NewTicker(&plain, false, nil).Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
+	p := NewTicker(&tty, true, nil)
+	p.Event(Event{Kind: EventFinished, Learner: evil, Result: res, Done: 1, Total: 1})
+	p.Done()
+	r := &Report{Seed: 7, Gradable: 1, Graded: 1, Jobs: 1, CannotGrade: 1,
+		Learners: []LearnerRow{{Name: evil.Name, Status: grader.StatusFail, Passed: 1, Tests: 2}, {Name: evil.Name + "2", Status: grader.StatusError, Message: "no kata.json"}},
+		Rules:    []RuleCount{{Rule: grader.RuleCategory, Learners: 1, Tests: 1, ExampleLearner: evil.Name, ExampleTest: "t", Example: "x"}}}
+	WriteText(&summary, r, nil)
+	for what, s := range map[string]string{"plain progress": plain.String(), "terminal progress": strings.ReplaceAll(tty.String(), "\r\x1b[K", ""), "summary": summary.String()} {
+		if strings.ContainsAny(s, "\x1b\x07\u009b") {
+			t.Errorf("the %s prints escapes: %q", what, s)
+		}
+		if !strings.Contains(s, `"eve\x1b]0;pwned\a\u009b2J"`) {
+			t.Errorf("the %s does not name the learner quoted: %q", what, s)
+		}
+	}
+}

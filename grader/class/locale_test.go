@@ -27,11 +27,11 @@ func mustContain(t *testing.T, what, s string, want ...string) {
 func TestWriteTextInSpanishAndRussian(t *testing.T) {
 	r := classReport(t, BuildOptions{})
 	for lang, want := range map[string][]string{
-		"es": {"kata class grade · 4 participantes · ", "semilla 42 (repite la evaluación con --seed 42)", "  participante  tests", "47/47 superados",
+		"es": {"kata class grade · 4 participantes · ", "semilla 42 (repite la evaluación con --seed 42)", "  participante  tests", "48/48 superados",
 			"no se puede evaluar: kata.json is missing", "Las reglas que más incumple la clase (de 3 participantes evaluados)",
 			"1. category · 2 participantes, ", "p. ej., bob, ", "2. retry-after · 1 participante, ", "No se pueden evaluar (1 participante)",
 			"4 participantes — evaluados ahora: 4, sin cambios desde su resultado guardado: 0, no evaluables: 1 · "},
-		"ru": {"kata class grade · 4 участника · ", "seed 42 (повторить: --seed 42)", "  участник  тесты", "пройдено 47/47",
+		"ru": {"kata class grade · 4 участника · ", "seed 42 (повторить: --seed 42)", "  участник  тесты", "пройдено 48/48",
 			"не удалось проверить: kata.json is missing", "Правила, которые класс нарушает чаще всего (из 3 проверенных участников)",
 			"1. category · 2 участника, ", "например, bob, ", "2. retry-after · 1 участник, ", "Не удалось проверить (1 участник)",
 			"4 участника: проверено сейчас — 4, без изменений с сохранённого результата — 0, не удалось проверить — 1 · "},

@@ -51,7 +51,9 @@ type Store struct {
 	path string
 }
 
-// OpenStore opens (creating it and its folder) the class results store at path.
+// OpenStore opens (creating it and its folder) the class results store at path. It holds every
+// learner's points and the seed: a new folder is created 0700 and a new store 0600, like
+// kata's own state (SQLite gives its journal files the store's permissions).
 func OpenStore(path string) (*Store, error) {
 	db, err := sqldb.OpenSQLite(path)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 // barWidth is the progress bar's width in cells.
@@ -15,7 +16,8 @@ const barWidth = 24
 
 // Ticker draws a batch's progress on w: on a terminal, one bar redrawn in place (learners
 // done of all, how many are being graded, the last one finished); otherwise one plain line per
-// finished learner, which a log or CI keeps.
+// finished learner, which a log or CI keeps. A learner's folder name is printed as
+// termtext.Name has it: quoted when it holds a control character, which a terminal would obey.
 type Ticker struct {
 	w        io.Writer
 	terminal bool
@@ -43,7 +45,7 @@ func (p *Ticker) Event(e Event) {
 	}
 	if !p.terminal {
 		if e.Kind == EventFinished {
-			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, e.Learner.Name, Outcome(e.Result, p.loc))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, termtext.Name(e.Learner.Name), Outcome(e.Result, p.loc))
 		}
 		return
 	}
@@ -54,7 +56,7 @@ func (p *Ticker) Event(e Event) {
 	line := fmt.Sprintf("[%s%s] ", strings.Repeat("█", filled), strings.Repeat("░", barWidth-filled)) +
 		p.loc.T("class.progress.grading", "Done", e.Done, "Total", e.Total, "Running", e.Running)
 	if e.Kind == EventFinished {
-		p.last = e.Learner.Name + ": " + Outcome(e.Result, p.loc)
+		p.last = termtext.Name(e.Learner.Name) + ": " + Outcome(e.Result, p.loc)
 	}
 	if p.last != "" {
 		line += " · " + p.last

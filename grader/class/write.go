@@ -13,6 +13,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 // TopRules is how many of the rules the class fails most the text summary lists (the HTML
@@ -23,7 +24,8 @@ const TopRules = 10
 // learner (tests passed of all, points and percentage, or why the learner cannot be graded),
 // the rules the class fails most with how many learners broke each and one example message,
 // the learners who cannot be graded, and a closing line with the counts, the seed and the
-// time. Rule ids, test names and the grader's messages stay as the report has them.
+// time. Rule ids, test names and the grader's messages stay as the report has them; a
+// learner's folder name is quoted when it holds a control character (termtext.Name).
 func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 	fmt.Fprintf(w, "%s\n\n", loc.T("class.text.title", "Learners", loc.N("count.learner", len(r.Learners)), "Katas", kataNames(r, loc),
 		"Seed", loc.T("grade.seed_repeat", "Seed", r.Seed)))
@@ -36,7 +38,7 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 	// The last cell of a line is not aligned, so a long "cannot grade" reason widens nothing.
 	fmt.Fprintln(tw, head+loc.T("class.text.col_tests")+"\t"+loc.T("class.text.col_points"))
 	for _, l := range r.Learners {
-		line := "  " + l.Name + "\t"
+		line := "  " + termtext.Name(l.Name) + "\t"
 		if multi {
 			line += l.Kata + "\t"
 		}
@@ -61,7 +63,7 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 			if rc.Statement != "" {
 				fmt.Fprintf(w, " · %s", rc.Statement)
 			}
-			fmt.Fprintf(w, "\n      %s %s\n", loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest), rc.Example)
+			fmt.Fprintf(w, "\n      %s %s\n", loc.T("class.example", "Learner", termtext.Name(rc.ExampleLearner), "Test", rc.ExampleTest), rc.Example)
 		}
 	} else if r.Gradable > 0 {
 		fmt.Fprintf(w, "\n%s\n", loc.T("class.no_rule_broken"))
@@ -70,7 +72,7 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		fmt.Fprintf(w, "\n%s\n", loc.T("class.text.cannot_title", "Learners", loc.N("count.learner", r.CannotGrade)))
 		for _, l := range r.Learners {
 			if l.CannotGrade() {
-				fmt.Fprintf(w, "  %s: %s\n", l.Name, indentRest(l.MessageIn(loc), "    "))
+				fmt.Fprintf(w, "  %s: %s\n", termtext.Name(l.Name), indentRest(l.MessageIn(loc), "    "))
 			}
 		}
 	}
@@ -177,7 +179,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // being the learner's name (or pseudonym) with other characters than letters, digits, '.',
 // '_' and '-' turned into '_'. It returns the paths written.
 func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -200,9 +202,10 @@ func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
 	return paths, nil
 }
 
-// writeFile writes path through fn, naming the path in any error.
+// writeFile writes path through fn, naming the path in any error; a new file is 0600 (a
+// learner's results are theirs and the instructor's).
 func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

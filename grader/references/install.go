@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/sandbox"
 )
 
 // ErrUnavailable marks an Install that could not run here: npm or go is not installed, or the
@@ -37,7 +37,7 @@ func NeedsInstall(dir string) bool {
 // installs nothing itself (docs/grading.md#kata-json): with a package-lock.json, `npm ci` (the
 // exact versions of the lock file, into dir/node_modules, no install scripts); with a go.sum,
 // `go mod download` into the module cache of the GOPATH the grader's build gets
-// (grader.GoPath: .kata/go in the workspace, docs/grading.md#environment), left writable so the
+// (sandbox.GoPath: .kata/go in the workspace, docs/grading.md#environment), left writable so the
 // workspace can be removed. An error wraps ErrUnavailable when the tool is missing or the
 // network is the cause, and carries the command's last output lines.
 func Install(ctx context.Context, dir string) error {
@@ -47,7 +47,7 @@ func Install(ctx context.Context, dir string) error {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil {
-		gopath := grader.GoPath(dir)
+		gopath := sandbox.GoPath(dir)
 		env := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+filepath.Join(gopath, "pkg", "mod"), "GOFLAGS=-modcacherw")
 		if err := run(ctx, dir, env, "go", "mod", "download"); err != nil {
 			return err

@@ -24,6 +24,15 @@ import (
 // Seed is the fixtures' seed for checking references, so a run repeats exactly.
 const Seed = 1
 
+// Seeds are the seeds a correct reference, and a broken one in Python, is graded with unless
+// its expect.json names others: a verdict depends on the submission only
+// (docs/grading.md#seed), so each must fail the same tests, breaking the same rules, under each.
+// A broken reference in Node or Go, the port of a Python one's fault, is graded once, under
+// seed 2 (Node) or 3 (Go): each fault is still seen under three seeds, at a third of the
+// cost. A hostile reference, which tests processes rather than verdicts, is graded once,
+// under Seed. SeedsFor applies this.
+var Seeds = []int64{1, 2, 3}
+
 // MaxSeeds is the most seeds a reference's expect.json may name: each seed is a whole grading
 // of real learner code, and what varies with the seed (values, never coverage) is covered by
 // the cheaper tests that draw many seeds without grading.
@@ -35,16 +44,23 @@ const Correct = "correct"
 // Expectation is a reference's expect.json: the exit code a grade must give, the ids of
 // exactly the tests that must fail, for exit 2 a phrase the message must contain, a phrase
 // the message of every failing test must contain (a hint's words, docs/grading.md#sdk-hints),
-// and the seeds to grade with (default Seed).
+// the seeds to grade with (default Seeds), and optionally the rules broken and a note's words.
 type Expectation struct {
 	Exit    int      `json:"exit"`
 	Fail    []string `json:"fail"`
 	Message string   `json:"message"`
 	Hint    string   `json:"hint"`
 	Seeds   []int64  `json:"seeds"`
+	// Rules, when given, is exactly the set of rules the failing tests break, whatever the
+	// seed: a reference that breaks one rule names it, and breaking another is an error.
+	Rules []string `json:"rules"`
+	// Note, when given, is a phrase the note of some passing test must contain (a reference
+	// that passes with a note, docs/grading.md#tool-results).
+	Note string `json:"note"`
 }
 
-// ReadExpectation reads ref/expect.json; Fail comes back sorted and Seeds never empty.
+// ReadExpectation reads ref/expect.json; Fail comes back sorted, and Seeds never empty
+// (SeedsFor's choice when the file names none).
 func ReadExpectation(ref string) (Expectation, error) {
 	var e Expectation
 	raw, err := os.ReadFile(filepath.Join(ref, "expect.json"))
@@ -55,13 +71,39 @@ func ReadExpectation(ref string) (Expectation, error) {
 		return e, fmt.Errorf("%s/expect.json: %w", ref, err)
 	}
 	slices.Sort(e.Fail)
+	slices.Sort(e.Rules)
 	if len(e.Seeds) > MaxSeeds {
 		return e, fmt.Errorf("%s/expect.json: %d seeds; a reference is graded under at most %d (a seed varies values, never coverage)", ref, len(e.Seeds), MaxSeeds)
 	}
 	if len(e.Seeds) == 0 {
-		e.Seeds = []int64{Seed}
+		e.Seeds = SeedsFor(ref)
 	}
 	return e, nil
+}
+
+// SeedsFor is the seeds the reference folder ref is graded with when its expect.json names
+// none (see Seeds): every seed of Seeds for a correct reference and a broken one in Python,
+// seed 2 for a broken one in Node, seed 3 in Go, Seed for a hostile one.
+func SeedsFor(ref string) []int64 {
+	name := filepath.Base(ref)
+	lang := ""
+	for dir := filepath.Dir(ref); dir != "." && dir != string(filepath.Separator) && lang == ""; dir = filepath.Dir(dir) {
+		switch b := filepath.Base(dir); b {
+		case "python", "node", "go":
+			lang = b
+		}
+	}
+	switch {
+	case name == Correct:
+		return slices.Clone(Seeds)
+	case strings.HasPrefix(name, "hostile-"):
+		return []int64{Seed}
+	case lang == "node":
+		return []int64{2}
+	case lang == "go":
+		return []int64{3}
+	}
+	return slices.Clone(Seeds)
 }
 
 // Workspace writes p's template for lang into dir (which must not exist or be empty) and lays

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 )
@@ -89,6 +90,13 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	defer stop()
 	errw := cmd.ErrOrStderr()
 	loc := i18n.New(userLocale(cmd))
+	// the isolation line: what the sandbox does not bound here (Run refuses on its own, with
+	// its reason, when there is no isolation and --no-isolation was not given)
+	if iso := sandbox.DetectIsolation(); iso.Isolated() || f.noIsolation {
+		if n := iso.NoticeIn(loc); n != "" {
+			note(errw, loc, i18n.Raw(n))
+		}
+	}
 	ticker := class.NewTicker(errw, isTerminal(errw), loc)
 	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
@@ -157,12 +165,13 @@ func writeClassReports(cmd *cobra.Command, lib *katas.Library, rep *class.Report
 	return nil
 }
 
-// writeFileWith creates path (and its folder) and writes it through fn.
+// writeFileWith creates path (and its folder) and writes it through fn. Class output holds
+// every learner's results: like kata's own state, the folder is created 0700 and the file 0600.
 func writeFileWith(path string, fn func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	w, err := os.Create(path)
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

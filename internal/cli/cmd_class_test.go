@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
 	"github.com/kata-mcp/kata/grader/references"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/headless"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
@@ -167,7 +167,7 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 	} else if m := want.FindStringSubmatch(summary); m[1] != strconv.Itoa(5-saved) || m[2] != strconv.Itoa(saved) {
 		t.Errorf("the second run graded %s and reused %s; %d results were saved before the kill", m[1], m[2], saved)
 	}
-	for _, want := range []string{"seed 7", "a-ana", "47/47 passed", "1. field-type · 1 learner", "e.g. b-ben",
+	for _, want := range []string{"seed 7", "a-ana", "48/48 passed", "1. field-type · 1 learner", "e.g. b-ben",
 		"c-cy: the server did not answer initialize", "d-dee: kata.json"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, summary)
@@ -217,7 +217,7 @@ func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
 // the grader cannot isolate learner code (here: KATA_ISOLATION=off, as on a machine without
 // bwrap).
 func TestClassGradeRefusesWithoutIsolation(t *testing.T) {
-	t.Setenv(grader.EnvIsolation, "off")
+	t.Setenv(sandbox.EnvIsolation, "off")
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "alice"), 0o755)
 	out := filepath.Join(t.TempDir(), "report")

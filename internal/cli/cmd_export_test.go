@@ -174,11 +174,11 @@ func TestExportGradescope(t *testing.T) {
 			slices.Sort(failed)
 			switch c.name {
 			case "correct":
-				if len(failed) > 0 || res.Score != max || max != 47 || !strings.Contains(res.Output, "seed 11") {
+				if len(failed) > 0 || res.Score != max || max != 48 || !strings.Contains(res.Output, "seed 11") {
 					t.Errorf("the correct reference: %v of %v, failed %v", res.Score, max, failed)
 				}
 			case "no workspace":
-				if len(res.Tests) != 1 || res.Score != 0 || res.Tests[0].MaxScore != 47 || !strings.Contains(res.Tests[0].Output, "kata.json") {
+				if len(res.Tests) != 1 || res.Score != 0 || res.Tests[0].MaxScore != 48 || !strings.Contains(res.Tests[0].Output, "kata.json") {
 					t.Errorf("an upload without a workspace: %+v", res)
 				}
 			default:
@@ -317,7 +317,7 @@ func TestExportClassroom(t *testing.T) {
 		return round2(score), max
 	}
 	code, res := classroomScore(t, bin, command, repo)
-	if score, max := total(res); code != 1 || res["status"] != "fail" || max != 47 || score >= max {
+	if score, max := total(res); code != 1 || res["status"] != "fail" || max != 48 || score >= max {
 		t.Errorf("the starter: exit %d, status %v, %v of %v points", code, res["status"], score, max)
 	}
 	lib := library(t)
@@ -327,7 +327,7 @@ func TestExportClassroom(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, res = classroomScore(t, bin, command, correct)
-	if score, max := total(res); code != 0 || res["status"] != "pass" || score != max || max != 47 {
+	if score, max := total(res); code != 0 || res["status"] != "pass" || score != max || max != 48 {
 		t.Errorf("the correct reference: exit %d, status %v, %v of %v points", code, res["status"], score, max)
 	}
 	// A workspace of another kata is not this assignment's.

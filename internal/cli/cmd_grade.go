@@ -10,6 +10,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/autograder"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
@@ -84,7 +85,7 @@ func runGrade(cmd *cobra.Command, dir string, f gradeFlags) error {
 	g := &grading{cmd: cmd, f: f, lib: lib, dir: dir, loc: i18n.New(userLocale(cmd)),
 		opts: grader.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed")}}
 	errw := cmd.ErrOrStderr()
-	if n := grader.DetectIsolation().NoticeIn(g.loc); n != "" {
+	if n := sandbox.DetectIsolation().NoticeIn(g.loc); n != "" {
 		note(errw, g.loc, i18n.Raw(n))
 	}
 	if !f.asJSON && isTerminal(errw) {

@@ -251,12 +251,23 @@ func TestPracticeInTmux(t *testing.T) {
 	s.send("c copy a prompt", "2")
 	s.send("Copy which prompt to the clipboard?", "c")
 	s.send("to the clipboard (OSC 52", "a")
-	buf := s.tmux("show-buffer")
 	prompt, err := os.ReadFile(filepath.Join("..", "..", "packets", "mcp-engineering", "prompts", "01-write-the-server-config.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(buf) < 100 || strings.Contains(buf, "```") || !strings.Contains(string(prompt), strings.TrimSpace(buf)) {
+	// The status line and the OSC 52 write are separate outputs of the app: the screen may say
+	// "copied" before tmux has read the sequence, so wait for the buffer itself.
+	holdsPrompt := func(buf string) bool {
+		return len(buf) >= 100 && !strings.Contains(buf, "```") && strings.Contains(string(prompt), strings.TrimSpace(buf))
+	}
+	buf := ""
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, _ := exec.Command("tmux", "-S", s.sock, "show-buffer").CombinedOutput()
+		if buf = string(out); holdsPrompt(buf) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !holdsPrompt(buf) {
 		t.Errorf("the paste buffer does not hold the prompt's code block:\n%s", buf)
 	}
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/references"
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/testenv"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/packets"
@@ -34,10 +34,10 @@ func TestSandboxEndToEnd(t *testing.T) {
 	}
 	bin := buildKata(t, t.TempDir())
 	modes := map[string]string{"fallback": "off"}
-	if grader.DetectIsolation().Isolated() {
+	if sandbox.DetectIsolation().Isolated() {
 		modes["bwrap"] = ""
 	} else {
-		t.Logf("bwrap is not available (%s): testing the fallback only", grader.DetectIsolation().Reason)
+		t.Logf("bwrap is not available (%s): testing the fallback only", sandbox.DetectIsolation().Reason)
 	}
 	lib, err := katas.Discover(packets.FS, "embedded")
 	if err != nil {
@@ -142,8 +142,8 @@ func startGrade(t *testing.T, bin string, p *katas.Packet, ref, isolation string
 	os.Mkdir(tmpdir, 0o755)
 	cmd := exec.Command(bin, "grade", "--seed", "1", ws)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmpdir, "KATA_STATE=" + filepath.Join(tmp, "state", "progress.db"), "KATA_ISOLATION=" + isolation}
-	if v := os.Getenv(grader.EnvGoCache); v != "" {
-		cmd.Env = append(cmd.Env, grader.EnvGoCache+"="+v)
+	if v := os.Getenv(sandbox.EnvGoCache); v != "" {
+		cmd.Env = append(cmd.Env, sandbox.EnvGoCache+"="+v)
 	}
 	cmd.Env = append(cmd.Env, extra...)
 	cmd.Dir = cwd
@@ -175,11 +175,11 @@ func asNobody(t *testing.T, cmd *exec.Cmd, bin string, dirs ...string) *exec.Cmd
 	cache := filepath.Join(dirs[len(dirs)-1], "go-cache")
 	var env []string
 	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, grader.EnvGoCache+"=") {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, sandbox.EnvGoCache+"=") {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", grader.EnvGoCache+"="+cache)
+	cmd.Env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", sandbox.EnvGoCache+"="+cache)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	return cmd
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // UseGoBuildCache points kata's Go build cache for learner builds (KATA_GO_CACHE, see
-// grader.GoCacheDir) at the Go build cache of the go command running the tests, unless it is
+// sandbox.GoCacheDir) at the Go build cache of the go command running the tests, unless it is
 // set already. The references are the repository's own code, so sharing that cache is safe,
 // and a cache that already holds the standard library (the test binary was just built with
 // it) saves each Go reference build a minute of compiling it.

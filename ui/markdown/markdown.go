@@ -15,6 +15,7 @@ import (
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
 
+	"github.com/kata-mcp/kata/internal/termtext"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -105,15 +106,18 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 // of Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), lists with
 // hanging indents, block quotes with their bar on every line, code blocks never wrapped
 // (highlighted in colour styles), and emoji sequences whose width terminals disagree on made
-// unambiguous (see Unambiguous). A document that breaks katas.MarkdownBounds is refused with a
-// *BoundsError before anything renders it, so every render is bounded. Results are cached by
-// (hash of md, width, style), within cacheSize documents and cacheBytes, and shared: the
-// caller must not modify them. When ctx ends before the render starts — the layer was left,
+// unambiguous (see Unambiguous). md may come from any packet: its control characters are
+// dropped before it renders (termtext.Markdown), and the lines keep no escape sequence but
+// SGR styling (termtext.Styled; glamour's OSC 8 hyperlinks go). A document that breaks
+// katas.MarkdownBounds is refused with a *BoundsError before anything renders it, so every
+// render is bounded. Results are cached by (hash of md, width, style), within cacheSize
+// documents and cacheBytes, and shared: the caller must not modify them. When ctx ends before the render starts — the layer was left,
 // another was asked for — it returns ctx's error and renders nothing; a render that has
 // started runs to its end. It is safe for concurrent use. Front matter must already be gone
 // (katas.Layer.Markdown turns it into a yaml code block). Other errors are an unknown style or
 // a glamour failure.
 func RenderDocContext(ctx context.Context, md string, width int, style string) (*Doc, error) {
+	md = termtext.Markdown(md)
 	width = ClampWidth(width)
 	th, err := themeFor(style)
 	if err != nil {
@@ -140,6 +144,9 @@ func RenderDocContext(ctx context.Context, md string, width int, style string) (
 	lines, err := b.render(Reflow(md), inner, false)
 	if err != nil {
 		return nil, err
+	}
+	for i := range lines { // glamour's own hyperlinks (OSC 8) go: a link shows as its text and address
+		lines[i].Prefix, lines[i].Text = termtext.Styled(lines[i].Prefix), termtext.Styled(lines[i].Text)
 	}
 	margin := strings.Repeat(" ", th.docMargin)
 	lines = indent(lines, margin, margin, "")

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -118,5 +120,30 @@ func TestGolden(t *testing.T) {
 func TestStyleFor(t *testing.T) {
 	if StyleFor(true, true) != StyleNoTTY || StyleFor(false, true) != StyleDark || StyleFor(false, false) != StyleLight {
 		t.Error("StyleFor picks the wrong style")
+	}
+}
+
+// TestRenderDropsEscapes: a document with escape sequences of every kind, raw and as character
+// references, renders to lines whose only escape sequences are the style's own SGR colours;
+// a link shows as its text and its address, with no OSC 8 hyperlink hiding the target.
+func TestRenderDropsEscapes(t *testing.T) {
+	md := "# Title \x1b]0;pwned\x07\n\nText \x1b]52;c;cHduZWQ=\x07 \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07" +
+		" \x1bP+q\x1b\\ \x1b_G\x1b\\ \x1b[2J \u009b31m \u009d0;pwned\u009c &#27;]0;pwned&#7; &#x9d;0;x&#x9c; and [docs](https://example.com/x). \x1b\n\n" +
+		"```\ncode \x1b]52;c;cHduZWQ=\x07\n```\n"
+	for _, style := range []string{StyleDark, StyleASCII} {
+		out, err := Render(md, 80, style)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if termtext.Styled(out) != out {
+			t.Errorf("%s: the rendering holds escape sequences other than SGR: %q", style, out)
+		}
+		plain := ansi.Strip(out)
+		if strings.Contains(plain, "0;pwned\a") || strings.Contains(plain, "cHduZWQ") || strings.Contains(plain, "cHduZWQ") || strings.Contains(out, "]8;") {
+			t.Errorf("%s: the rendering holds what the escapes carried: %q", style, out)
+		}
+		if !strings.Contains(plain, "docs https://example.com/x") {
+			t.Errorf("%s: the link does not show its address as text: %q", style, plain)
+		}
 	}
 }

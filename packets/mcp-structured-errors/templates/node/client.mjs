@@ -22,15 +22,16 @@ import { run } from "./kata_client_shim.mjs";
  *
  * After each invoke, in this order:
  *
- * 1. isError is not JSON true -> "success", whatever else the payload says. isError true is an
- *    error even when the payload also carries data.
+ * 1. isError absent or false -> "success", whatever else the payload says. isError true is an
+ *    error even when the payload also carries data. Any other value ("true", 1, null) is a
+ *    malformed result: log(...) it with category "unknown", then "abort" with category "unknown".
  * 2. errorCategory is in policy.escalate -> "escalate" at once.
  * 3. errorCategory is missing or not a key of policy.categories -> log(...) it with category
  *    "unknown", then "abort" with category "unknown".
  * 4. Retry only when BOTH isRetryable is JSON true AND policy.categories[category] is true
  *    (you may harden the server's flag, never relax it); otherwise "abort".
  * 5. Before retry r (r = 1, 2, ...) call sleep once: exactly retryAfterSeconds when it is a
- *    number, else baseDelaySeconds * multiplier ** (r - 1), i.e. 1, 2, 4 ... No jitter here
+ *    number, in any category (the stated wait replaces the backoff for that retry), else baseDelaySeconds * multiplier ** (r - 1), i.e. 1, 2, 4 ... No jitter here
  *    (the grader checks exact sleeps; in production, add jitter).
  * 6. At most maxRetries retries (maxRetries + 1 invokes). When the last allowed attempt fails,
  *    "exhausted" at once (no sleep after it), with that payload.

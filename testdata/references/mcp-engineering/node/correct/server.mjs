@@ -154,7 +154,8 @@ function httpFailure(what, error) {
     return new ToolFailure("rate_limit", `${detail}, ${hint}`, seconds);
   }
   if (status === 408 || (status >= 500 && status <= 599)) {
-    return new ToolFailure("transient", detail);
+    // A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+    return new ToolFailure("transient", detail, retryAfterSeconds(error.headers.get("retry-after")));
   }
   // 404 and any other 4xx: the same call will get the same answer.
   return new ToolFailure("fatal", detail);

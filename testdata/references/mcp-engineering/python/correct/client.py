@@ -22,9 +22,14 @@ def call_with_retry(invoke, sleep, log, request, policy):
     while True:
         result = invoke(request)
 
-        # Rule 1: only JSON true is an error.
-        if not isinstance(result, dict) or result.get("isError") is not True:
+        # Rule 1: isError absent or false is a success, true an error; any other value is a
+        # malformed result, logged as unknown and never read as a success.
+        is_error = result.get("isError", False) if isinstance(result, dict) else False
+        if is_error is False:
             return "success", None, result
+        if is_error is not True:
+            log("unknown", f"malformed result (isError={is_error!r}); aborting")
+            return "abort", "unknown", result
 
         category = result.get("errorCategory")
         known = isinstance(category, str)

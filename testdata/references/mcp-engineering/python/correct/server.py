@@ -138,7 +138,9 @@ def http_failure(what, error):
         hint = f"Retry-After: {header}" if header is not None else "no Retry-After"
         return ToolFailure("rate_limit", f"{detail}, {hint}", seconds)
     if status == 408 or 500 <= status <= 599:
-        return ToolFailure("transient", detail)
+        # A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+        header = error.headers.get("Retry-After") if error.headers is not None else None
+        return ToolFailure("transient", detail, retry_after_seconds(header))
     # 404 and any other 4xx: the same call will get the same answer.
     return ToolFailure("fatal", detail)
 

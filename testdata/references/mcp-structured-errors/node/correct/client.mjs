@@ -20,9 +20,15 @@ async function callWithRetry(invoke, sleep, log, request, policy) {
   for (;;) {
     const result = await invoke(request);
 
-    // Rule 1: only JSON true is an error.
-    if (typeof result !== "object" || result === null || result.isError !== true) {
+    // Rule 1: isError absent or false is a success, true an error; any other value is a
+    // malformed result, logged as unknown and never read as a success.
+    const isError = typeof result === "object" && result !== null && "isError" in result ? result.isError : false;
+    if (isError === false) {
       return { action: "success", category: null, result };
+    }
+    if (isError !== true) {
+      log("unknown", `malformed result (isError=${JSON.stringify(isError)}); aborting`);
+      return { action: "abort", category: "unknown", result };
     }
 
     const category = result.errorCategory;

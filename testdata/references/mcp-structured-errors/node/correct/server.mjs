@@ -134,9 +134,11 @@ function httpFailure(what, error) {
     );
   }
   if (status === 408 || (status >= 500 && status <= 599)) {
+    // A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
     return new ToolFailure(
       "transient",
       `${status} from ${what}${detail}; the service is temporarily unavailable.`,
+      retryAfterSeconds(error.headers.get("retry-after")),
     );
   }
   return new ToolFailure("validation", `unexpected ${status} from ${what}${detail}.`);

@@ -128,8 +128,11 @@ def http_failure(what, error):
         return ToolFailure(
             "rate_limit", f"429 from {what}{detail}, {hint}; wait before trying again.", seconds)
     if status == 408 or 500 <= status <= 599:
+        # A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+        header = error.headers.get("Retry-After") if error.headers is not None else None
         return ToolFailure(
-            "transient", f"{status} from {what}{detail}; the service is temporarily unavailable.")
+            "transient", f"{status} from {what}{detail}; the service is temporarily unavailable.",
+            retry_after_seconds(header))
     return ToolFailure("validation", f"unexpected {status} from {what}{detail}.")
 
 

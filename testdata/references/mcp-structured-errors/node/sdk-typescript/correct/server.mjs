@@ -136,7 +136,8 @@ function httpFailure(what, response, raw) {
     return new ToolFailure("rate_limit", `429 from ${what}${detail}, ${hint}; wait before trying again.`, retryAfterSeconds(header));
   }
   if (status === 408 || (status >= 500 && status <= 599)) {
-    return new ToolFailure("transient", `${status} from ${what}${detail}; the service is temporarily unavailable.`);
+    // A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+    return new ToolFailure("transient", `${status} from ${what}${detail}; the service is temporarily unavailable.`, retryAfterSeconds(response.headers.get("retry-after")));
   }
   return new ToolFailure("validation", `unexpected ${status} from ${what}${detail}.`);
 }

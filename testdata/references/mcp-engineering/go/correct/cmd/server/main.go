@@ -188,7 +188,10 @@ func httpFailure(what string, status int, header http.Header, body []byte) *tool
 		f.retryAfterSeconds = retryAfterSeconds(values)
 		return f
 	case status == 408 || (status >= 500 && status <= 599):
-		return fail("transient", "%s", detail)
+		// A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+		f := fail("transient", "%s", detail)
+		f.retryAfterSeconds = retryAfterSeconds(header.Values("Retry-After"))
+		return f
 	}
 	// 404 and any other 4xx: the same call will get the same answer.
 	return fail("fatal", "%s", detail)

@@ -23,9 +23,17 @@ func callWithRetry(
 	for {
 		result := invoke(request)
 
-		// Rule 1: only JSON true is an error.
-		if isError, _ := result["isError"].(bool); !isError {
+		// Rule 1: isError absent or false is a success, true an error; any other value is a
+		// malformed result, logged as unknown and never read as a success.
+		raw, present := result["isError"]
+		isError, isBool := raw.(bool)
+		if !present || (isBool && !isError) {
 			return shim.Outcome{Action: "success", Category: "", Result: result}
+		}
+		if !isBool {
+			b, _ := json.Marshal(raw)
+			log("unknown", fmt.Sprintf("malformed result (isError=%s); aborting", b))
+			return shim.Outcome{Action: "abort", Category: "unknown", Result: result}
 		}
 
 		category, known := result["errorCategory"].(string)

@@ -178,7 +178,10 @@ func httpFailure(what string, status int, header http.Header, body []byte) *tool
 		f.retryAfterSeconds = retryAfterSeconds(values)
 		return f
 	case status == 408 || (status >= 500 && status <= 599):
-		return fail("transient", "%d from %s%s; the service is temporarily unavailable.", status, what, detail)
+		// A 503 may state how long the outage lasts (RFC 9110 §10.2.3): carry that wait too.
+		f := fail("transient", "%d from %s%s; the service is temporarily unavailable.", status, what, detail)
+		f.retryAfterSeconds = retryAfterSeconds(header.Values("Retry-After"))
+		return f
 	}
 	return fail("validation", "unexpected %d from %s%s.", status, what, detail)
 }
