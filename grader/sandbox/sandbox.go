@@ -367,10 +367,14 @@ func (b *Box) Env(entries map[string]string) []string {
 		"HOME":   b.home,
 		"TMPDIR": b.tmp,
 		// Go: kata's own build cache; modules and installed tools in the workspace's .kata/;
-		// no toolchain downloads (a go.mod asking for a newer Go fails instead)
+		// no toolchain downloads (a go.mod asking for a newer Go fails instead); -trimpath, so
+		// that no absolute path of the learner's machine lands in a binary or a stack trace,
+		// and so that a module compiled for one workspace is a cache hit for the next (without
+		// it, each workspace's own module folder makes another cache key)
 		"GOCACHE":     b.goCache,
 		"GOPATH":      GoPath(b.ws),
 		"GOTOOLCHAIN": "local",
+		"GOFLAGS":     "-trimpath",
 	}
 	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok {
