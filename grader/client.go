@@ -236,7 +236,7 @@ func (r *run) runClientTests(ctx context.Context) {
 	sameCrash := 0
 	for _, d := range scs {
 		r.announceStart(d.ID, d.Name)
-		t := TestResult{ID: d.ID, Name: d.Name, TaskID: d.Task, Rule: d.Rule, OutputOf: "client"}
+		t := TestResult{ID: d.ID, Name: d.Name, Step: d.Task, Rule: d.Rule, OutputOf: "client"}
 		if sameCrash >= sameCrashLimit {
 			t.Status = StatusFail
 			t.setMessage(i18n.MN("harness.client.skipped", sameCrash, "Test", strconv.Quote(lastTailOf)))

@@ -157,7 +157,7 @@ func checkConfigRule(check string, mc *MCPConfig) []i18n.Msg {
 func (r *run) runConfigTests() {
 	for _, rule := range r.packet.ConfigRules.Rules {
 		r.announceStart(rule.ID, rule.Name)
-		t := TestResult{ID: rule.ID, Name: rule.Name, TaskID: rule.Task, Rule: rule.Rule}
+		t := TestResult{ID: rule.ID, Name: rule.Name, Step: rule.Task, Rule: rule.Rule}
 		var probs problems
 		for _, m := range checkConfigRule(rule.Check, r.mcp) {
 			probs.say(RuleID(rule.ID), m)

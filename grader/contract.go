@@ -54,26 +54,14 @@ type problem struct {
 // problems collects what a check finds.
 type problems []problem
 
-// add records a problem of the rule in English only, a sentence not yet in the grader's
-// catalog: the checks of this file all say theirs (say, sayNote); the harness's checks
-// (server.go, client.go, policy.go, config.go) still call add and addNote.
-func (ps *problems) add(rule RuleID, format string, args ...any) {
-	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...))})
-}
-
 // say records a problem of the rule: m, a message of the grader's catalog
 // (internal/i18n/grader.*.toml), so the report can be read in any language.
 func (ps *problems) say(rule RuleID, m i18n.Msg) {
 	*ps = append(*ps, problem{rule: rule, msg: m})
 }
 
-// addNote records a note of the rule in English only (see add): the call passed, with
+// sayNote records a note of the rule as a catalog message (see say): the call passed, with
 // something worth saying.
-func (ps *problems) addNote(rule RuleID, format string, args ...any) {
-	*ps = append(*ps, problem{rule: rule, msg: i18n.Raw(fmt.Sprintf(format, args...)), note: true})
-}
-
-// sayNote records a note of the rule as a catalog message (see say).
 func (ps *problems) sayNote(rule RuleID, m i18n.Msg) {
 	*ps = append(*ps, problem{rule: rule, msg: m, note: true})
 }

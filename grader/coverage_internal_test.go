@@ -284,10 +284,10 @@ func TestReportHeaderLeavesOutUnknownKata(t *testing.T) {
 func TestVerboseOutputNamesItsProcess(t *testing.T) {
 	var b strings.Builder
 	rep := &Report{Status: StatusFail, Kata: "k", Tests: []TestResult{
-		{ID: "c", Name: "client thing", Status: StatusFail, Message: "m", Output: "client said this", OutputOf: "client", TaskID: 6},
-		{ID: "s", Name: "server thing", Status: StatusFail, Message: "m", Output: "server said that", OutputOf: "server", TaskID: 1},
-		{ID: "q", Name: "quiet server", Status: StatusFail, Message: "m", OutputOf: "server", TaskID: 2},
-		{ID: "r", Name: "a config rule", Status: StatusFail, Message: "m", TaskID: 3},
+		{ID: "c", Name: "client thing", Status: StatusFail, Message: "m", Output: "client said this", OutputOf: "client", Step: 6},
+		{ID: "s", Name: "server thing", Status: StatusFail, Message: "m", Output: "server said that", OutputOf: "server", Step: 1},
+		{ID: "q", Name: "quiet server", Status: StatusFail, Message: "m", OutputOf: "server", Step: 2},
+		{ID: "r", Name: "a config rule", Status: StatusFail, Message: "m", Step: 3},
 	}}
 	WriteText(&b, rep, TextOptions{Verbose: true})
 	out := b.String()

@@ -72,7 +72,7 @@ func WriteChanges(w io.Writer, prev, cur *Report, o TextOptions) {
 		fmt.Fprintf(w, "  %s%s\n", padRight(added, pad), t.Name)
 	}
 	if first := FirstFailure(cur); first != nil {
-		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.TaskID))
+		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.Step))
 		tw.full(*first)
 	} else {
 		fmt.Fprintln(w, "\n"+loc.T("grade.every_passes"))

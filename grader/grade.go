@@ -13,9 +13,9 @@ type Options struct {
 	// is drawn and printed in the report.
 	Seed    int64
 	SeedSet bool
-	// Progress, when set, receives events as tests start and finish. It is called from the
+	// OnEvent, when set, receives events as tests start and finish. It is called from the
 	// grading goroutine and must not block for long.
-	Progress func(Event)
+	OnEvent func(Event)
 	// NoIsolation grades without bwrap even where it is available: only the fallback guards of
 	// docs/grading.md#not-isolated apply (kata class grade --no-isolation; the tests of the
 	// fallback).

@@ -115,7 +115,7 @@ func TestInterruptedRunSaysInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	opts := Options{Seed: 1, SeedSet: true, Progress: func(e Event) {
+	opts := Options{Seed: 1, SeedSet: true, OnEvent: func(e Event) {
 		if e.Kind == EventTestStarted && strings.HasPrefix(e.Test, "lookup_order") {
 			calls++
 			if calls == 2 { // the first call hangs; cancel while the run waits on it

@@ -70,7 +70,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		suite.Errors = 1
 	}
 	for _, t := range r.Tests {
-		c := junitCase{Name: t.Name, Classname: fmt.Sprintf("%s.step%d", name, t.TaskID), Time: fmt.Sprintf("%.3f", t.Duration.Seconds())}
+		c := junitCase{Name: t.Name, Classname: fmt.Sprintf("%s.step%d", name, t.Step), Time: fmt.Sprintf("%.3f", t.Duration.Seconds())}
 		switch t.Status {
 		case StatusFail:
 			c.Failure = &junitProblem{Message: firstLine(t.Message), Text: t.Message}

@@ -98,7 +98,7 @@ func ScoreOf(p *katas.Packet, r *Report) Score {
 		s.Max += worth
 	}
 	for _, t := range r.Tests {
-		i, ok := idx[t.TaskID]
+		i, ok := idx[t.Step]
 		if !ok {
 			continue // a step the packet does not plan cannot happen; it earns nothing
 		}
@@ -106,7 +106,7 @@ func ScoreOf(p *katas.Packet, r *Report) Score {
 		st.Tests++
 		if t.Status == StatusPass {
 			st.Passed++
-			st.Points += s.perTest[t.TaskID]
+			st.Points += s.perTest[t.Step]
 		}
 	}
 	for i := range s.Steps {

@@ -19,7 +19,7 @@ func fullReport(p *katas.Packet, failing ...int) *Report {
 			if i == 0 && slices.Contains(failing, n) {
 				status = StatusFail
 			}
-			r.Tests = append(r.Tests, TestResult{TaskID: n, Status: status})
+			r.Tests = append(r.Tests, TestResult{Step: n, Status: status})
 		}
 	}
 	return r

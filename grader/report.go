@@ -8,16 +8,14 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 )
 
 // Status values of a report and of each test, as in the Exercism test-runner interface
-// (results.json version 3).
-// They are the statuses the progress store keeps for a run (progress.GradePass, …).
+// (results.json version 3). The progress store keeps the same words (progress.GradePass, …).
 const (
-	StatusPass  = progress.GradePass
-	StatusFail  = progress.GradeFail
-	StatusError = progress.GradeError
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error"
 )
 
 // Report is the outcome of one grading run. Its JSON field names follow Exercism's
@@ -87,8 +85,9 @@ type TestResult struct {
 	// OutputOf names whose stderr Output is: "server" or "client" ("" for none); not
 	// serialised.
 	OutputOf string `json:"-"`
-	// TaskID is the task step (task.md "## N.") the test grades.
-	TaskID int `json:"task_id"`
+	// Step is the task step (task.md "## N.") the test grades; results.json names it task_id,
+	// as Exercism's v3 does.
+	Step int `json:"task_id"`
 	// Rule is the contract rule the test checks, in words.
 	Rule string `json:"rule,omitempty"`
 	// FailedRules are the ids of the rules the test found broken (rules.go; explained in
@@ -111,23 +110,6 @@ func (r *Report) Counts() (pass, fail, errored int) {
 		}
 	}
 	return
-}
-
-// GradeRun is the report as the progress store keeps it: kata, workspace, seed, status, the
-// counts by status and the duration, finished at at; and each test's id, status, step and
-// broken rule ids (what a workshop's board is sent, never a message or output).
-func (r *Report) GradeRun(at time.Time) progress.GradeRun {
-	pass, fail, errored := r.Counts()
-	g := progress.GradeRun{Kata: r.Kata, Workspace: r.Workspace, Seed: r.Seed, Status: r.Status,
-		Passed: pass, Failed: fail, Errored: errored, Duration: time.Duration(r.DurationMS) * time.Millisecond, At: at}
-	for _, t := range r.Tests {
-		gt := progress.GradeTest{ID: t.ID, Status: t.Status, Step: t.TaskID}
-		for _, id := range t.FailedRules {
-			gt.Rules = append(gt.Rules, string(id))
-		}
-		g.Tests = append(g.Tests, gt)
-	}
-	return g
 }
 
 // ExitCode is the process exit code for the report (docs/grading.md#exit-codes): 0 when every test
@@ -174,8 +156,8 @@ type Event struct {
 func (r *run) announceStart(id, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventTestStarted, Test: name, TestID: id, Done: r.done, Total: r.total})
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(Event{Kind: EventTestStarted, Test: name, TestID: id, Done: r.done, Total: r.total})
 	}
 }
 
@@ -183,8 +165,8 @@ func (r *run) announceStart(id, name string) {
 func (r *run) info(msg i18n.Msg) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.opts.Progress != nil {
-		r.opts.Progress(Event{Kind: EventInfo, Message: msg.English(), Says: msg, Done: r.done, Total: r.total})
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(Event{Kind: EventInfo, Message: msg.English(), Says: msg, Done: r.done, Total: r.total})
 	}
 }
 
@@ -241,9 +223,9 @@ func (r *run) announceDone(t TestResult) TestResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	if r.opts.Progress != nil {
+	if r.opts.OnEvent != nil {
 		tc := t
-		r.opts.Progress(Event{Kind: EventTestFinished, Test: t.Name, TestID: t.ID, Result: &tc, Done: r.done, Total: r.total})
+		r.opts.OnEvent(Event{Kind: EventTestFinished, Test: t.Name, TestID: t.ID, Result: &tc, Done: r.done, Total: r.total})
 	}
 	return t
 }
@@ -341,9 +323,9 @@ func sortedSteps(tests []TestResult) []int {
 	seen := map[int]bool{}
 	var ids []int
 	for _, t := range tests {
-		if !seen[t.TaskID] {
-			seen[t.TaskID] = true
-			ids = append(ids, t.TaskID)
+		if !seen[t.Step] {
+			seen[t.Step] = true
+			ids = append(ids, t.Step)
 		}
 	}
 	sort.Ints(ids)

@@ -195,13 +195,10 @@ func RulesFor(p *katas.Packet) []Rule {
 	return out
 }
 
-// WriteRules writes the rules as a table: part, id, statement, and where docs/grading.md
-// explains them.
-func WriteRules(w io.Writer, p *katas.Packet) { WriteRulesIn(w, p, nil) }
-
-// WriteRulesIn is WriteRules in loc's language (nil: English): the statements as
-// Rule.StatementIn words them and the fixtures' names from p, the packet as loc's locale reads
-// it. Part names and rule ids stay as they are.
+// WriteRulesIn writes the rules as a table — part, id, statement, and where docs/grading.md
+// explains them — in loc's language (nil: English): the statements as Rule.StatementIn words
+// them and the fixtures' names from p, the packet as loc's locale reads it. Part names and
+// rule ids stay as they are.
 func WriteRulesIn(w io.Writer, p *katas.Packet, loc *i18n.Localizer) {
 	rules := RulesFor(p)
 	width := 0

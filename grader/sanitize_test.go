@@ -32,7 +32,7 @@ func TestSanitize(t *testing.T) {
 // and stderr tail reaches the report, and the progress callback, without them.
 func TestReportsAreSanitised(t *testing.T) {
 	var seen []TestResult
-	r := &run{rep: &Report{}, opts: Options{Progress: func(e Event) {
+	r := &run{rep: &Report{}, opts: Options{OnEvent: func(e Event) {
 		if e.Result != nil {
 			seen = append(seen, *e.Result)
 		}

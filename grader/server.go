@@ -183,7 +183,7 @@ func (r *run) runServerPhase(ctx context.Context) error {
 func (r *run) runToolsList(ctx context.Context, w *worker) {
 	name, rule, _ := runWideTest("tools-list", r.packet, nil)
 	r.announceStart("tools-list", name)
-	t := TestResult{ID: "tools-list", Name: name, TaskID: 1, Rule: rule, OutputOf: "server"}
+	t := TestResult{ID: "tools-list", Name: name, Step: 1, Rule: rule, OutputOf: "server"}
 	mark := w.conn.proc.Stderr.Mark()
 	cctx, cancel := context.WithTimeout(ctx, callSlack)
 	defer cancel()
@@ -285,7 +285,7 @@ func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) b
 func (r *run) runFixture(ctx context.Context, w *worker, f katas.Fixture, cases []drawn) TestResult {
 	r.announceStart(f.ID, f.Name)
 	started := time.Now()
-	t := TestResult{ID: f.ID, Name: f.Name, TaskID: f.Task, Rule: f.Rule, OutputOf: "server"}
+	t := TestResult{ID: f.ID, Name: f.Name, Step: f.Task, Rule: f.Rule, OutputOf: "server"}
 	var groups []i18n.Msg           // problems, in order of first appearance
 	labels := map[string][]string{} // problem text (English) → labels of the cases that had it
 	var broken problems             // every problem of every case, for the rules broken
@@ -473,7 +473,7 @@ func protocolStep(set *katas.FixtureSet) int {
 func (r *run) runStdoutCheck() {
 	name, rule, _ := runWideTest("stdout-protocol-only", r.packet, nil)
 	r.announceStart("stdout-protocol-only", name)
-	t := TestResult{ID: "stdout-protocol-only", Name: name, TaskID: protocolStep(r.packet.Fixtures["server"]), Rule: rule}
+	t := TestResult{ID: "stdout-protocol-only", Name: name, Step: protocolStep(r.packet.Fixtures["server"]), Rule: rule}
 	var probs problems
 	v := r.viol.all()
 	if len(v) > 0 {

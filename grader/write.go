@@ -56,13 +56,13 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	fmt.Fprintln(w, SummaryIn(r, loc))
 	first := FirstFailure(r)
 	if first != nil && !o.Verbose {
-		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.TaskID))
+		fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.first_failure"), tw.stepName(first.Step))
 		tw.full(*first)
 	}
 	for _, step := range sortedSteps(r.Tests) {
 		pass, total := 0, 0
 		for _, t := range r.Tests {
-			if t.TaskID == step {
+			if t.Step == step {
 				total++
 				if t.Status == StatusPass {
 					pass++
@@ -71,7 +71,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 		}
 		fmt.Fprintf(w, "\n%s · %s\n", tw.stepName(step), loc.T("task.tests_passed", "Passed", pass, "Total", total))
 		for _, t := range r.Tests {
-			if t.TaskID != step {
+			if t.Step != step {
 				continue
 			}
 			switch {
@@ -100,11 +100,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	}
 }
 
-// Summary is the report's summary line: "21 passed, 3 failed · seed 42 (repeat with --seed
-// 42) · 5310 ms", with ", N errored" when some tests errored.
-func Summary(r *Report) string { return SummaryIn(r, nil) }
-
-// SummaryIn is Summary in loc's language (nil: English).
+// SummaryIn is the report's summary line in loc's language (nil: English): "21 passed,
+// 3 failed · seed 42 (repeat with --seed 42) · 5310 ms", with ", N errored" when some tests
+// errored.
 func SummaryIn(r *Report, loc *i18n.Localizer) string {
 	pass, fail, errored := r.Counts()
 	s := loc.T("grade.passed_failed", "Passed", pass, "Failed", fail)
@@ -125,7 +123,7 @@ func FormatPoints(v float64) string { return strconv.FormatFloat(round2(v), 'f',
 func FirstFailure(r *Report) *TestResult {
 	for _, step := range sortedSteps(r.Tests) {
 		for i, t := range r.Tests {
-			if t.TaskID == step && t.Status != StatusPass {
+			if t.Step == step && t.Status != StatusPass {
 				return &r.Tests[i]
 			}
 		}

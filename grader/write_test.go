@@ -15,9 +15,9 @@ import (
 func sampleReport() *Report {
 	return &Report{Version: 3, Status: StatusFail, Kata: "k", Seed: 42, DurationMS: 1500, Workspace: "/w",
 		Tests: []TestResult{
-			{ID: "a", Name: "lookup ok", Status: StatusPass, TaskID: 2},
-			{ID: "b", Name: "rate <limited>", Status: StatusFail, TaskID: 3, Message: "retryAfterSeconds was \"17\"\ncall: x", Output: "stderr tail"},
-			{ID: "c", Name: "hung", Status: StatusError, TaskID: 4, Message: "deadline"},
+			{ID: "a", Name: "lookup ok", Status: StatusPass, Step: 2},
+			{ID: "b", Name: "rate <limited>", Status: StatusFail, Step: 3, Message: "retryAfterSeconds was \"17\"\ncall: x", Output: "stderr tail"},
+			{ID: "c", Name: "hung", Status: StatusError, Step: 4, Message: "deadline"},
 		}}
 }
 
@@ -109,9 +109,9 @@ func TestTextReportPointsAtVerbose(t *testing.T) {
 // messages say much the same, and a client that crashes the same way on every scenario.
 func templateReport() *Report {
 	r := &Report{Version: 3, Status: StatusFail, Kata: "k", Seed: 7, DurationMS: 900, Workspace: "/w"}
-	r.Tests = append(r.Tests, TestResult{ID: "tools-list", Name: "tools/list", Status: StatusPass, TaskID: 1})
+	r.Tests = append(r.Tests, TestResult{ID: "tools-list", Name: "tools/list", Status: StatusPass, Step: 1})
 	for i := range 24 {
-		r.Tests = append(r.Tests, TestResult{ID: fmt.Sprintf("s%d", i), Name: fmt.Sprintf("server fixture %d", i), Status: StatusFail, TaskID: 1 + i%5,
+		r.Tests = append(r.Tests, TestResult{ID: fmt.Sprintf("s%d", i), Name: fmt.Sprintf("server fixture %d", i), Status: StatusFail, Step: 1 + i%5,
 			Rule: "a rule", Message: "the payload is not the kata's typed error\n(2 of the 2 calls failed)\ncall: tools/call lookup_order {}\nOrders API: answered 401\ngot: {}", Output: "server log line", OutputOf: "server"})
 	}
 	trace := "Traceback (most recent call last):\n  File \"client.py\", line 45\nNotImplementedError: not written yet"
@@ -120,7 +120,7 @@ func templateReport() *Report {
 		if i > 0 {
 			msg = "the client exited with code 1 in the middle of this scenario\nthe client was restarted for the next scenario\nclient stderr: the same last lines as under \"client 0\""
 		}
-		r.Tests = append(r.Tests, TestResult{ID: fmt.Sprintf("c%d", i), Name: fmt.Sprintf("client %d", i), Status: StatusFail, TaskID: 6, Rule: "a client rule", Message: msg, Output: trace + "\n", OutputOf: "client"})
+		r.Tests = append(r.Tests, TestResult{ID: fmt.Sprintf("c%d", i), Name: fmt.Sprintf("client %d", i), Status: StatusFail, Step: 6, Rule: "a client rule", Message: msg, Output: trace + "\n", OutputOf: "client"})
 	}
 	return r
 }

@@ -5,14 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 )
 
-// IndexFile is the name, at the root of a file system of packets, of its index: for each packet
-// folder that validated, a digest of its files and its counts. A packet whose files still have
-// that digest is known by its manifest until first use, and its counts are the index's (see
-// Library). The embedded packets ship one, rewritten by `go test ./katas -run
-// TestEmbeddedIndex -update` whenever a packet changes (the test fails while it is stale).
+// IndexFile is the file name of an index of packets: for each packet folder that validated, a
+// digest of its files and its counts. A packet whose files still have that digest is known by
+// its manifest until first use, and its counts are the index's (see Library). Nothing ships an
+// index: the app keeps one for the embedded packets in the user's cache folder (AddCached),
+// written the first time they are parsed, so a new or changed packet needs no step of its own.
 const IndexFile = "index.json"
 
 // Counts are a packet's sizes as kata list and the catalog show them.
@@ -38,11 +40,11 @@ type indexEntry struct {
 	Counts
 }
 
-// readIndex reads fsys's index; none (or one that does not decode) is an empty index, and
-// every packet is then parsed when added.
-func readIndex(fsys fs.FS) map[string]indexEntry {
-	b, err := fs.ReadFile(fsys, IndexFile)
-	if err != nil {
+// readIndex reads the index file at path; none (or one that does not decode) is an empty
+// index, and every packet is then parsed when added.
+func readIndex(path string) map[string]indexEntry {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > maxIndexBytes {
 		return nil
 	}
 	var idx map[string]indexEntry
@@ -50,6 +52,44 @@ func readIndex(fsys fs.FS) map[string]indexEntry {
 		return nil
 	}
 	return idx
+}
+
+// maxIndexBytes bounds the index file read: a few hundred bytes a packet.
+const maxIndexBytes = 1 << 20
+
+// writeIndex replaces the index file at path with idx, atomically (a temporary file renamed
+// over it), readable by the user only. It is a cache: the caller ignores its error.
+func writeIndex(path string, idx map[string]indexEntry) error {
+	b, err := json.MarshalIndent(idx, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".index-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// DefaultIndexCache is where the app keeps the index of its embedded packets:
+// $XDG_CACHE_HOME/kata/index.json (os.UserCacheDir); "" when there is no cache folder.
+func DefaultIndexCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "kata", IndexFile)
 }
 
 // PacketDigest is the SHA-256, in hex, of every file of packet folder dir of fsys: each file's
@@ -76,37 +116,4 @@ func PacketDigest(fsys fs.FS, dir string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// BuildIndex returns the index of fsys's packet folders: those that load without a problem,
-// each with its digest and counts, as JSON (IndexFile's contents).
-func BuildIndex(fsys fs.FS) ([]byte, error) {
-	names, err := packetFolders(fsys)
-	if err != nil {
-		return nil, err
-	}
-	shims := ShimsOf(fsys)
-	idx := map[string]indexEntry{}
-	for _, name := range names {
-		p, probs := CheckPacket(fsys, name, "")
-		if p == nil {
-			continue
-		}
-		file := path.Join(name, "packet.json")
-		src, _ := fs.ReadFile(fsys, file)
-		checkShims(file, src, &p.Manifest, shims, &probs)
-		if len(probs) > 0 {
-			continue
-		}
-		d, err := PacketDigest(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		idx[name] = indexEntry{Digest: d, Counts: p.Counts()}
-	}
-	b, err := json.MarshalIndent(idx, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }

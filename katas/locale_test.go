@@ -3,6 +3,7 @@ package katas
 import (
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -105,10 +106,9 @@ func TestLocalizedEnglishIsTheLibrary(t *testing.T) {
 // TestLocalizedEmbedded reads every embedded packet in every locale: each file with a twin is
 // read from it (none falls back), and ids, keys, trap rows and steps are the English ones.
 func TestLocalizedEmbedded(t *testing.T) {
-	lib, err := Discover(packets.FS, "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := filepath.Join(t.TempDir(), IndexFile)
+	embeddedCached(t, cache) // the first start writes the index
+	lib := embeddedCached(t, cache)
 	// a localized view lists the packets, as the catalog does, without parsing one
 	if n := len(lib.Localized("ru").Entries()); n != len(lib.entries) {
 		t.Fatalf("%d entries in Russian, %d in English", n, len(lib.entries))

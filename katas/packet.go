@@ -88,12 +88,12 @@ func (p *Packet) TrapCount() int {
 // layer. It is safe for concurrent use.
 //
 // A packet is parsed (exam.md, traps.md, task.md, fixtures/) when it is added, so that its
-// problems are reported then, unless it comes through Add (a file system the program provides)
-// and that file system's index (IndexFile) vouches for exactly its files: such a packet
+// problems are reported then, unless it comes through AddCached (a file system the program
+// provides) and the index kept for it (IndexFile) vouches for exactly its files: such a packet
 // validated when the index was written, and only its manifest is read at start; the rest is
 // parsed on first use (Get, Packets), and its counts come from the index (Entries). The
 // embedded packets load that way, which keeps the app's start and kata list from parsing every
-// packet; a folder added with AddDir is always parsed whole.
+// packet; a folder added with Add or AddDir is always parsed whole.
 type Library struct {
 	entries []*entry // by id
 	// shims are the built-in protocol shims: those of the first file system added that has a
@@ -168,17 +168,28 @@ func (e *entry) parsed() *Packet {
 // Problems listing every problem of every packet, each a *ParseError naming file and line; a
 // packet with problems is skipped and the others are still loaded.
 func Discover(fsys fs.FS, source string) (*Library, error) {
-	l := &Library{res: &residency{}}
+	l := NewLibrary()
 	err := l.Add(fsys, source)
 	return l, err
 }
 
+// NewLibrary returns an empty library; Add, AddCached and AddDir fill it.
+func NewLibrary() *Library { return &Library{res: &residency{}} }
+
 // Add loads the packets of another file system; a packet whose id is already present replaces
 // it (later sources override earlier ones). A packet with problems is skipped and the others
 // still load; the error, when not nil, is Problems naming every problem's file and line, or a
-// plain error when fsys cannot be read. A packet fsys's index vouches for is read by its
-// manifest now and parsed on first use (see Library).
+// plain error when fsys cannot be read.
 func (l *Library) Add(fsys fs.FS, source string) error {
+	return l.AddCached(fsys, source, "")
+}
+
+// AddCached is Add for a file system the program itself provides (the embedded packets), with
+// the index file at cache (IndexFile; "" for none): a packet the index vouches for is read by
+// its manifest now and parsed on first use (see Library). When a packet had to be parsed (the
+// first start, or a new or changed packet), the index is rewritten with every packet that
+// loaded; a cache that cannot be written only costs the next start its parsing.
+func (l *Library) AddCached(fsys fs.FS, source, cache string) error {
 	names, err := packetFolders(fsys)
 	if err != nil {
 		return fmt.Errorf("reading packets from %s: %w", source, err)
@@ -186,7 +197,20 @@ func (l *Library) Add(fsys fs.FS, source string) error {
 	if l.shims == nil {
 		l.shims = ShimsOf(fsys)
 	}
-	return l.addPackets(fsys, source, "", names, true)
+	var index, fresh map[string]indexEntry
+	if cache != "" {
+		index, fresh = readIndex(cache), map[string]indexEntry{}
+	}
+	err = l.addPackets(fsys, source, "", names, index, fresh)
+	if len(fresh) > 0 {
+		for name, ie := range index {
+			if _, ok := fresh[name]; !ok && slices.Contains(names, name) {
+				fresh[name] = ie
+			}
+		}
+		writeIndex(cache, fresh) // a cache: a failure only costs the next start its parsing
+	}
+	return err
 }
 
 // AddDir loads the packets of an OS folder, labelled with dir as their Source. dir is either a
@@ -199,19 +223,16 @@ func (l *Library) AddDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	return l.addPackets(fsys, dir, root, names, false)
+	return l.addPackets(fsys, dir, root, names, nil, nil)
 }
 
-// addPackets loads the packet folders names of fsys; with useIndex (a file system the program
-// itself provides, such as the embedded packets) its index may vouch for packets, which then
-// load by their manifests alone. A folder of packets from anyone is parsed whole whatever
-// index it holds, so its problems are reported when it is added.
-func (l *Library) addPackets(fsys fs.FS, source, root string, names []string, useIndex bool) error {
+// addPackets loads the packet folders names of fsys. index (the program's own cache, for a file
+// system the program provides) may vouch for packets, which then load by their manifests alone;
+// a folder of packets from anyone gets none and is parsed whole, so its problems are reported
+// when it is added. A packet parsed without a problem is entered in fresh, when not nil, with
+// its digest and counts.
+func (l *Library) addPackets(fsys fs.FS, source, root string, names []string, index, fresh map[string]indexEntry) error {
 	var ps Problems
-	var index map[string]indexEntry
-	if useIndex {
-		index = readIndex(fsys)
-	}
 	for _, name := range names {
 		if lp := l.vouched(fsys, source, name, index); lp != nil {
 			l.put(&entry{id: lp.manifest.ID, lazy: lp})
@@ -229,6 +250,11 @@ func (l *Library) addPackets(fsys fs.FS, source, root string, names []string, us
 		}
 		p.shims = l.shims
 		l.put(&entry{id: p.ID, packet: p})
+		if fresh != nil {
+			if d, err := PacketDigest(fsys, name); err == nil {
+				fresh[name] = indexEntry{Digest: d, Counts: p.Counts()}
+			}
+		}
 	}
 	return ps.Err()
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/kata-mcp/kata/internal/locale"
 	"github.com/kata-mcp/kata/packets"
 )
 
@@ -199,13 +200,9 @@ func TestOrphanTwin(t *testing.T) {
 	}
 }
 
-// translated lists the locales each shipped packet is translated into: every layer file,
-// exam.md and traps.md has a twin in each of them (task.md is translated later).
-var translated = map[string][]string{
-	"mcp-structured-errors": {"es", "ru"},
-	"mcp-error-responses":   {"es", "ru"},
-	"mcp-engineering":       {"es", "ru"},
-}
+// translated lists the locales every shipped packet is translated into: every layer file,
+// exam.md and traps.md has a twin in each language kata speaks but English.
+var translated = slices.DeleteFunc(slices.Clone(locale.Supported), func(l string) bool { return l == locale.English })
 
 // The shipped twins match their English files, and the translated packets are complete.
 func TestShippedTwins(t *testing.T) {
@@ -217,7 +214,7 @@ func TestShippedTwins(t *testing.T) {
 		if ps := CheckTwins(packets.FS, p.Dir); len(ps) > 0 {
 			t.Errorf("%s:\n%v", p.ID, ps)
 		}
-		for _, loc := range translated[p.ID] {
+		for _, loc := range translated {
 			want := []string{"exam.md", "traps.md"}
 			for _, layer := range p.Layers {
 				names, err := layerFiles(packets.FS, p.Dir, layer)

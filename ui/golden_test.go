@@ -12,7 +12,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 )
 
 // TestGoldenLocales pins, in Spanish and Russian, the screens TestGoldenScreens pins (the

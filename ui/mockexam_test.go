@@ -15,8 +15,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/components/question"
 	"github.com/kata-mcp/kata/ui/pages/mockexam"
 )

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 )
 

@@ -33,7 +33,6 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/deck"
 	"github.com/kata-mcp/kata/ui/keymap"
@@ -47,6 +46,7 @@ import (
 	"github.com/kata-mcp/kata/ui/pages/review"
 	"github.com/kata-mcp/kata/ui/pages/task"
 	"github.com/kata-mcp/kata/ui/pages/traps"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // GradeFunc grades the workspace in dir, calling progress as tests start and finish, and
@@ -186,8 +186,8 @@ func New(lib *katas.Library, opts Options) Model {
 		opts.Workspace = katas.DefaultWorkspace
 	}
 	if opts.Grade == nil {
-		opts.Grade = func(ctx context.Context, dir string, progress func(grader.Event)) *grader.Report {
-			return grader.Grade(ctx, lib, dir, grader.Options{Progress: progress})
+		opts.Grade = func(ctx context.Context, dir string, onEvent func(grader.Event)) *grader.Report {
+			return grader.Grade(ctx, lib, dir, grader.Options{OnEvent: onEvent})
 		}
 	}
 	if opts.Exec == nil {

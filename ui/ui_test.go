@@ -378,8 +378,8 @@ func TestTrapTableScrolls(t *testing.T) {
 func stubReport() *grader.Report {
 	return &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mini-kata", Seed: 4242, DurationMS: 1200,
 		Tests: []grader.TestResult{
-			{ID: "validates", Name: "lookup_order validates order_id", Status: grader.StatusPass, TaskID: 1},
-			{ID: "maps", Name: "503 maps to transient", Status: grader.StatusFail, TaskID: 2, Rule: "5xx is transient, retryable",
+			{ID: "validates", Name: "lookup_order validates order_id", Status: grader.StatusPass, Step: 1},
+			{ID: "maps", Name: "503 maps to transient", Status: grader.StatusFail, Step: 2, Rule: "5xx is transient, retryable",
 				Message: "expected errorCategory \"transient\", got \"unknown\"", Output: "Traceback: boom\n", FailedRules: []grader.RuleID{grader.RuleCategory}},
 		}}
 }

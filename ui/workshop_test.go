@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/pages/kata"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/learner"
 )
 
 // fakeWorkshop is a workshop link for the model tests: the tests hand its statuses to the

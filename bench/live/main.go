@@ -8,7 +8,7 @@
 //	go run ./bench/live -db postgres           # the same on a private PostgreSQL cluster
 //	go run ./bench/live -learners 50 -duration 20s
 //
-// Figures are reported, not asserted. PostgreSQL comes from katas/workshop/pgtest (fsync on).
+// Figures are reported, not asserted. PostgreSQL comes from workshop/pgtest (fsync on).
 package main
 
 import (
@@ -33,9 +33,9 @@ import (
 	"time"
 
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop"
-	"github.com/kata-mcp/kata/katas/workshop/board"
-	"github.com/kata-mcp/kata/katas/workshop/pgtest"
+	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/board"
+	"github.com/kata-mcp/kata/workshop/pgtest"
 )
 
 func main() {

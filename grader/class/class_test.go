@@ -136,7 +136,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("pseudonym key %x, %v", key, err)
 	}
 	rep := &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mcp-structured-errors", Seed: 42, Points: 3, MaxPoints: 4,
-		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, TaskID: 2}}}
+		Tests: []grader.TestResult{{ID: "lookup-ok", Status: grader.StatusFail, FailedRules: []grader.RuleID{grader.RuleCategory}, Step: 2}}}
 	at := time.Unix(1700000000, 0)
 	if err := s.Save(Stored{Learner: Learner{Name: "alice", Dir: "/c/alice"}, Hash: "h1", Seed: 42, Report: rep, Duration: time.Second, GradedAt: at}); err != nil {
 		t.Fatal(err)
@@ -178,12 +178,12 @@ func TestStore(t *testing.T) {
 func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.RuleID) *grader.Report {
 	p, _ := lib.Get("mcp-structured-errors")
 	rep := &grader.Report{Version: 3, Status: grader.StatusPass, Kata: p.ID, Seed: seed, Workspace: dir,
-		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, TaskID: 1}}}
+		Tests: []grader.TestResult{{ID: "tools-list", Status: grader.StatusPass, Step: 1}}}
 	for _, f := range p.Fixtures["server"].Fixtures {
 		if f.Expect.ProtocolError != 0 {
-			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, TaskID: f.Task})
+			rep.Tests = append(rep.Tests, grader.TestResult{ID: "stdout-protocol-only", Status: grader.StatusPass, Step: f.Task})
 		}
-		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, TaskID: f.Task}
+		tr := grader.TestResult{ID: f.ID, Name: f.Name, Status: grader.StatusPass, Step: f.Task}
 		for _, b := range broken {
 			if (b == grader.RuleCategory && f.Expect.Category != "") || (b == grader.RuleRetryAfter && strings.Contains(f.ID, "rate")) {
 				tr.Status, tr.FailedRules = grader.StatusFail, append(tr.FailedRules, b)
@@ -194,7 +194,7 @@ func fakeReport(lib *katas.Library, dir string, seed int64, broken ...grader.Rul
 		rep.Tests = append(rep.Tests, tr)
 	}
 	for _, sc := range p.Scenarios.Scenarios {
-		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, TaskID: sc.Task})
+		rep.Tests = append(rep.Tests, grader.TestResult{ID: sc.ID, Status: grader.StatusPass, Step: sc.Task})
 	}
 	s := grader.ScoreOf(p, rep)
 	rep.Points, rep.MaxPoints = s.Points, s.Max
@@ -282,7 +282,7 @@ func TestRunResumes(t *testing.T) {
 	defer store.Close()
 	f := &fakeGrader{lib: lib}
 	var events []Event
-	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, Progress: func(e Event) { events = append(events, e) }}
+	opts := Options{NoIsolation: true, Jobs: 2, grade: f.grade, OnEvent: func(e Event) { events = append(events, e) }}
 	b, err := Run(context.Background(), lib, store, learners, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer store.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeGrader{lib: lib}
-	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, Progress: func(e Event) {
+	opts := Options{NoIsolation: true, Jobs: 1, grade: f.grade, OnEvent: func(e Event) {
 		if e.Kind == EventStarted && e.Learner.Name == "b" {
 			go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 		}
@@ -581,7 +581,7 @@ func TestProgress(t *testing.T) {
 	res := &Result{Learner: Learner{Name: "bob"}, Report: &grader.Report{Status: grader.StatusFail, Points: 3, MaxPoints: 4,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}, Duration: 1500 * time.Millisecond}
 	var plain bytes.Buffer
-	p := NewProgress(&plain, false, nil)
+	p := NewTicker(&plain, false, nil)
 	p.Event(Event{Kind: EventStarted, Learner: res.Learner, Done: 0, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 2})
 	p.Done()
@@ -589,7 +589,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("plain progress %q", got)
 	}
 	var tty bytes.Buffer
-	p = NewProgress(&tty, true, nil)
+	p = NewTicker(&tty, true, nil)
 	p.Event(Event{Kind: EventBegan, Total: 2, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Running: 1, Total: 2})
 	p.Event(Event{Kind: EventStarted, Learner: Learner{Name: "carol"}, Done: 1, Running: 1, Total: 2})

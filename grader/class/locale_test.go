@@ -86,14 +86,14 @@ func TestProgressInRussian(t *testing.T) {
 	res := &Result{Learner: Learner{Name: "bob"}, Report: &grader.Report{Status: grader.StatusFail, Points: 3, MaxPoints: 4,
 		Tests: []grader.TestResult{{Status: grader.StatusPass}, {Status: grader.StatusFail}}}, Duration: 1500 * time.Millisecond}
 	var plain bytes.Buffer
-	p := NewProgress(&plain, false, i18n.New("ru"))
+	p := NewTicker(&plain, false, i18n.New("ru"))
 	p.Event(Event{Kind: EventBegan, Total: 5, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 5})
 	if got, want := plain.String(), "kata class grade: 5 участников, по 2 одновременно, seed 9 (повторить: --seed 9)\n[1/5] bob: пройдено 1/2 · 3/4 баллов (75 %) · 1.5 с\n"; got != want {
 		t.Errorf("plain progress\n%q, want\n%q", got, want)
 	}
 	var tty bytes.Buffer
-	p = NewProgress(&tty, true, i18n.New("es"))
+	p = NewTicker(&tty, true, i18n.New("es"))
 	p.Event(Event{Kind: EventStarted, Learner: res.Learner, Done: 0, Running: 2, Total: 5})
 	if !strings.Contains(tty.String(), "] 0/5 · evaluando 2") {
 		t.Errorf("terminal progress %q", tty.String())
@@ -156,7 +156,7 @@ func TestHTMLReportInChromiumRussian(t *testing.T) {
 // in the reader's language (the folder still hidden when anonymized); the stored English
 // Message, which JSON and CSV carry, does not change.
 func TestCannotGradeInTheReadersLanguage(t *testing.T) {
-	why := i18n.M("class.board.no_quiz")
+	why := i18n.M("workshop.board.no_quiz")
 	dir := "/class/erin"
 	b := &Batch{Seed: 1, Results: []Result{{Learner: Learner{Name: "erin", Dir: dir},
 		Report: &grader.Report{Status: grader.StatusError, Message: why.English() + " in " + dir, Why: &why, Tests: []grader.TestResult{}}}}}

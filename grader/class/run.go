@@ -33,9 +33,9 @@ type Options struct {
 	NoIsolation bool
 	// Timeout bounds one learner's grade; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Progress, when set, is told of each learner that starts and finishes, from one goroutine
+	// OnEvent, when set, is told of each learner that starts and finishes, from one goroutine
 	// at a time.
-	Progress func(Event)
+	OnEvent func(Event)
 	// grade replaces grader.Grade (tests).
 	grade func(ctx context.Context, lib *katas.Library, dir string, opts grader.Options) *grader.Report
 }
@@ -134,8 +134,8 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 	b := &Batch{Seed: seed, Results: make([]Result, len(learners)), Jobs: jobs}
 	done, running := 0, 0
 	emit := func(kind EventKind, l Learner, r *Result) {
-		if opts.Progress != nil {
-			opts.Progress(Event{Kind: kind, Learner: l, Result: r, Done: done, Running: running, Total: len(learners), Seed: seed, Jobs: jobs})
+		if opts.OnEvent != nil {
+			opts.OnEvent(Event{Kind: kind, Learner: l, Result: r, Done: done, Running: running, Total: len(learners), Seed: seed, Jobs: jobs})
 		}
 	}
 	emit(EventBegan, Learner{}, nil)

@@ -1,26 +1,25 @@
 package class
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/sqldb"
 )
 
 // StoreFile is the class results store's file name in the report folder.
 const StoreFile = "results.db"
 
 // storeMigrations[i] takes the class results store from schema version i to i+1 (PRAGMA
-// user_version), as progress.Migrate runs them. Append only. Times are Unix nanoseconds UTC,
+// user_version), as sqldb.Migrate runs them. Append only. Times are Unix nanoseconds UTC,
 // durations nanoseconds; report is the grader's JSON report (docs/grading.md#json-report).
 var storeMigrations = []string{
 	// v1: the class's settings, and one result per learner folder.
@@ -56,20 +55,11 @@ type Store struct {
 // learner's points and the seed: a new folder is created 0700 and a new store 0600, like
 // kata's own state (SQLite gives its journal files the store's permissions).
 func OpenStore(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("class results store %s: %w", path, err)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("class results store %s: is a folder; the store is one file", path)
-	}
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
-		f.Close()
-	}
-	db, err := sql.Open("sqlite", progress.DSN(path))
+	db, err := sqldb.OpenSQLite(path)
 	if err != nil {
 		return nil, fmt.Errorf("class results store %s: %w", path, err)
 	}
-	if err := progress.Migrate(db, storeMigrations); err != nil {
+	if err := sqldb.Migrate(context.Background(), db, sqldb.Schema{Dialect: sqldb.SQLite, VersionAt: sqldb.UserVersion, Migrations: storeMigrations}); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("class results store %s: %w", path, err)
 	}
@@ -78,9 +68,6 @@ func OpenStore(path string) (*Store, error) {
 
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
-
-// Path returns the file's path.
-func (s *Store) Path() string { return s.path }
 
 // meta reads a setting; ok is false when it was never set.
 func (s *Store) meta(key string) (value string, ok bool, err error) {
@@ -162,7 +149,7 @@ func (s *Store) Save(r Stored) error {
 			status = excluded.status, points = excluded.points, max_points = excluded.max_points, report = excluded.report,
 			duration_ns = excluded.duration_ns, graded_at = excluded.graded_at`,
 		r.Dir, r.Name, r.Hash, r.Seed, r.Report.Kata, r.Report.Status, r.Report.Points, r.Report.MaxPoints, string(rep),
-		r.Duration.Nanoseconds(), r.GradedAt.UTC().UnixNano())
+		r.Duration.Nanoseconds(), sqldb.NS(r.GradedAt))
 	if err != nil {
 		return fmt.Errorf("class results store %s: saving %s: %w", s.path, r.Name, err)
 	}
@@ -186,7 +173,7 @@ func (s *Store) Result(dir string) (*Stored, error) {
 	if err := json.Unmarshal([]byte(rep), r.Report); err != nil {
 		return nil, fmt.Errorf("class results store %s: the result of %s: %w", s.path, r.Name, err)
 	}
-	r.Duration, r.GradedAt = time.Duration(dur), time.Unix(0, at)
+	r.Duration, r.GradedAt = time.Duration(dur), sqldb.FromNS(at)
 	return &r, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // InstallHint says how to get the browser the tests use.
@@ -24,10 +25,11 @@ func Find() string {
 }
 
 // flags are chromium's flags for a hermetic run: headless, no sandbox (the tests run as root
-// in CI), no GPU, and none of the background traffic (updates, sync, first-run pages).
+// in CI), no GPU, no crash reporter (it would outlive the browser), and none of the background
+// traffic (updates, sync, first-run pages).
 var flags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 	"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-	"--disable-extensions", "--hide-scrollbars", "--mute-audio"}
+	"--disable-extensions", "--hide-scrollbars", "--mute-audio", "--disable-crash-reporter", "--disable-breakpad"}
 
 // run starts chromium on the file with the extra flags, in a profile folder of its own that is
 // removed afterwards, and returns its stdout.
@@ -45,6 +47,13 @@ func run(ctx context.Context, bin, file string, extra ...string) ([]byte, error)
 	args = append(args, "file://"+abs)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = profile
+	// chromium starts helper processes (zygote, GPU, network) that inherit its stdout and
+	// stderr; one left behind would hold the pipes open and Output would never return. They
+	// run in a process group of their own, killed whole when the context ends and once the
+	// browser has exited; WaitDelay bounds the wait for the pipes after that.
+	ownGroup(cmd)
+	cmd.WaitDelay = 10 * time.Second
+	defer killGroup(cmd)
 	var stderr []byte
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -1,5 +1,10 @@
-// Package i18n gives kata's interface and command-line text in the user's language, from the
-// message catalogs embedded beside it (active.<lang>.toml), with CLDR plural rules.
+// Package i18n gives kata's text in the user's language — the screens, the command line and its
+// help, the grader's report, the class reports and the workshop's board — from the message
+// catalogs embedded beside it, one file per area and language (<area>.<lang>.toml, Areas), with
+// CLDR plural rules. A Msg is a message id with its data, worded only when a Localizer says it,
+// so a value can travel (in an error, a report) and be read in any language. Machine output
+// (--json, results.json, JUnit, rule ids) never goes through it. docs/i18n.md says how
+// catalogs are written and checked.
 package i18n
 
 import (
@@ -26,11 +31,11 @@ var files embed.FS
 // Areas are the catalog files' first names: "active" for the screens and commands, "grader"
 // for the grader's checks of a tools/call result and its rules (contract, hints, rules),
 // "harness" for the rest of a grading run (launching, tools/list, stdout, the client
-// scenarios, config rules, the call shown under a failure), "class" for the instructor's
-// class reports and board, "cli" for the command-line help (each command's and flag's text,
+// scenarios, config rules, the call shown under a failure), "class" for the class reports
+// (kata class grade), "workshop" for the live workshop's board and instructor actions, "cli" for the command-line help (each command's and flag's text,
 // cobra's headings) and cobra's errors about a command line. Each language has one file per
 // area; together they are its catalog.
-var Areas = []string{"active", "grader", "harness", "class", "cli"}
+var Areas = []string{"active", "grader", "harness", "class", "workshop", "cli"}
 
 // bundle parses the catalogs once; a catalog that does not parse is a build defect, which the
 // package's tests catch, so it panics.
@@ -56,9 +61,6 @@ func Load() (*goi18n.Bundle, error) {
 	}
 	return b, nil
 }
-
-// File is the name of language lang's catalog of the screens and commands ("active.ru.toml").
-func File(lang string) string { return "active." + lang + ".toml" }
 
 // Files are the names of language lang's catalog files, one per area of Areas.
 func Files(lang string) []string {

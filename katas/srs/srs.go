@@ -11,7 +11,7 @@
 // elapsed, intervals rounded half to even, at least one day). Unlike py-fsrs it applies no
 // interval fuzz, so a review is a pure function of (card, rating, time).
 //
-// The package does no I/O; katas/progress stores cards and review logs.
+// The package does no I/O; internal/progress stores cards and review logs.
 package srs
 
 import (

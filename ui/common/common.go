@@ -12,9 +12,9 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/ui/markdown"
+	"github.com/kata-mcp/kata/workshop/learner"
 )
 
 // Common is what every page holds: its own size, and the interface's library, look, keys, clock

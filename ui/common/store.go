@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/kata-mcp/kata/katas/progress"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas/srs"
 )
 

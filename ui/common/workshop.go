@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/kata-mcp/kata/katas/progress"
-	"github.com/kata-mcp/kata/katas/workshop/learner"
+	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/workshop/learner"
 )
 
 // Workshop is the learner's link to an instructor's workshop; *learner.Agent implements it.

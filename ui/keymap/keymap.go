@@ -149,9 +149,6 @@ type Task struct {
 	Up, Down, Open, PageUp, PageDown key.Binding
 }
 
-// Default returns the interface's key map with its help in English.
-func Default() *KeyMap { return New(nil) }
-
 // New returns the interface's key map with its help texts in loc's language (nil: English).
 func New(loc *i18n.Localizer) *KeyMap {
 	up, down := key.WithKeys("up", "k"), key.WithKeys("down", "j")

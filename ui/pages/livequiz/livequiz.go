@@ -12,16 +12,16 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/katas/exam"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/katas/srs"
-	"github.com/kata-mcp/kata/katas/workshop"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/question"
 	"github.com/kata-mcp/kata/ui/components/stem"
 	"github.com/kata-mcp/kata/ui/components/viewport"
 	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/workshop"
 )
 
 // header is the number of lines above the viewport.

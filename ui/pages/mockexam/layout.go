@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas/exam"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
 )

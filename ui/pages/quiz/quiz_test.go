@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/ui/components/deck"
 )
 
 // TestCardsSayEnglish: a quiz whose exam.md is read in English although the user reads Russian
@@ -18,7 +19,7 @@ func TestCardsSayEnglish(t *testing.T) {
 		marked   bool
 	}{{"ru", []string{"exam.md"}, true}, {"ru", []string{"traps.md"}, false}, {"", nil, false}} {
 		p.Locale, p.Fallback = c.locale, c.fallback
-		head := Cards(p, 1, nil)[0].Head
+		head := deck.ItemCards(p, 1, nil)[0].Head
 		if strings.Contains(head, "на английском") != c.marked {
 			t.Errorf("locale %q, fallback %v: head %q", c.locale, c.fallback, head)
 		}

@@ -6,12 +6,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/katas/progress"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/deck"
-	"github.com/kata-mcp/kata/ui/pages/drill"
-	"github.com/kata-mcp/kata/ui/pages/quiz"
 )
 
 // NewCardsPerSession is how many cards never reviewed a review session adds after the due ones.
@@ -89,13 +87,13 @@ func (m *Model) build(due []progress.DueCard, known map[string]bool) tea.Cmd {
 	var perKata [][]deck.Card // never-seen cards of each packet, items first
 	for _, p := range m.packets() {
 		var fresh []deck.Card
-		for _, c := range quiz.Cards(p, seed, m.c.Loc) {
+		for _, c := range deck.ItemCards(p, seed, m.c.Loc) {
 			items[c.CardID] = c
 			if !known[c.CardID] {
 				fresh = append(fresh, c)
 			}
 		}
-		for _, c := range drill.Cards(p, seed, m.c.Loc) {
+		for _, c := range deck.TrapCards(p, seed, m.c.Loc) {
 			traps[c.CardID] = c
 			if !known[c.CardID] {
 				fresh = append(fresh, c)

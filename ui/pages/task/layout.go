@@ -159,7 +159,7 @@ func (m *Model) listContent() (lines []string, first, last int) {
 	m.workspace(&b)
 	if f := m.firstFailure(); f != nil {
 		b.add("")
-		b.add(common.Truncate(st.Label.Render(m.c.T("grade.first_failure"))+st.Subtle.Render(" · "+m.stepLabel(f.TaskID)), w))
+		b.add(common.Truncate(st.Label.Render(m.c.T("grade.first_failure"))+st.Subtle.Render(" · "+m.stepLabel(f.Step)), w))
 		b.add(common.Truncate("  "+st.Mark(f.Status)+" "+f.Name, w))
 		b.add(m.details(*f, true))
 	}
@@ -202,7 +202,7 @@ func (m *Model) stepResult(n int) string {
 	st := m.c.Styles
 	pass, total := 0, 0
 	for _, t := range m.tests() {
-		if t.TaskID == n {
+		if t.Step == n {
 			total++
 			if t.Status == grader.StatusPass {
 				pass++
@@ -355,8 +355,8 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 		}
 	}
 	if withStep {
-		if _, ok := m.p.Task.Step(t.TaskID); ok {
-			parts = append(parts, m.c.T("task.step_says", "Step", t.TaskID, "Key", keymap.Name(m.c.Keys.Task.Open)))
+		if _, ok := m.p.Task.Step(t.Step); ok {
+			parts = append(parts, m.c.T("task.step_says", "Step", t.Step, "Key", keymap.Name(m.c.Keys.Task.Open)))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -407,7 +407,7 @@ func (m *Model) stepTests() []grader.TestResult {
 	}
 	var out []grader.TestResult
 	for _, t := range m.tests() {
-		if t.TaskID == s.Number {
+		if t.Step == s.Number {
 			out = append(out, t)
 		}
 	}
@@ -449,9 +449,6 @@ func (m *Model) requestStep() tea.Cmd {
 	}
 	return m.stepText.Request(common.RenderKey{Doc: m.stepDoc(s), Width: width, Style: m.c.MDStyle}, s.Markdown)
 }
-
-// itoa is strconv.Itoa.
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // sanitize makes learner-produced text safe to draw: grader.Sanitize (the one sanitiser every
 // report goes through; a Report arrives sanitised, error text from elsewhere may not), and

@@ -42,7 +42,7 @@ func TestTestListKeepsItsOrderWhileGrading(t *testing.T) {
 	m.startGrade()
 	id := m.run.id
 	finish := func(test, status string) {
-		r := grader.TestResult{ID: test, Name: "test " + test, Status: status, TaskID: 2, Message: "m " + test}
+		r := grader.TestResult{ID: test, Name: "test " + test, Status: status, Step: 2, Message: "m " + test}
 		m.Update(gradeEventMsg{id: id, ev: grader.Event{Kind: grader.EventTestFinished, Result: &r}})
 	}
 	finish("c-third", grader.StatusFail)

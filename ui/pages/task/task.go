@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/components/stem"
@@ -303,7 +304,7 @@ func (m *Model) finish(rep *grader.Report) {
 		m.last = rep
 	}
 	if first := grader.FirstFailure(rep); first != nil && !m.open {
-		if i := m.stepIndex(first.TaskID); i >= 0 {
+		if i := m.stepIndex(first.Step); i >= 0 {
 			m.step = i
 		}
 	}
@@ -451,7 +452,7 @@ func (m *Model) View() string {
 
 // recordGrade stores a finished grading run.
 func (m *Model) recordGrade(rep *grader.Report) tea.Cmd {
-	g := rep.GradeRun(m.c.Now())
+	g := record.GradeRun(rep, m.c.Now())
 	g.Kata, g.Workspace = m.p.ID, m.dir // the screen's own, even when the report could not say
 	return m.c.Write("", m.c.T("store.recording_grade"), func(s common.Store) error { return s.RecordGrade(g) }, common.Changed)
 }

@@ -38,7 +38,7 @@ func watchedTask(t *testing.T, watch bool) (*Model, *Watchers, string) {
 }
 
 func passing() *grader.Report {
-	return &grader.Report{Version: 3, Status: grader.StatusPass, Kata: "mini-kata", Tests: []grader.TestResult{{ID: "x", Name: "x", Status: grader.StatusPass, TaskID: 1}}}
+	return &grader.Report{Version: 3, Status: grader.StatusPass, Kata: "mini-kata", Tests: []grader.TestResult{{ID: "x", Name: "x", Status: grader.StatusPass, Step: 1}}}
 }
 
 // TestWatchStartsFromACommand: an existing workspace gives a watch command, but Update itself

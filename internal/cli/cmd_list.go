@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/spf13/cobra"
+)
+
+func newListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the kata packets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := loadLibrary(cmd)
+			if err != nil {
+				return err
+			}
+			var rows []packetSummary
+			for _, p := range lib.Entries() { // manifests and counts: no packet is parsed
+				c := p.Counts
+				rows = append(rows, packetSummary{
+					ID: p.ID, Title: p.Title, Version: p.Version, Summary: p.Summary, Source: p.Source,
+					Layers: p.Layers, Items: c.Items, Traps: c.Traps, TrapTables: c.TrapTables, TaskSteps: c.TaskSteps,
+					Fixtures: c.Fixtures, Graded: p.Graded, Languages: p.Languages,
+				})
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			loc := i18n.New(userLocale(cmd))
+			// The text is the reader's: titles as packet.json translates them (--json above stays
+			// English in every locale).
+			for i, e := range localized(cmd, lib).Entries() {
+				rows[i].Title = e.Title
+			}
+			for _, r := range rows {
+				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
+				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
+					"Traps", loc.T("list.traps_in", "Traps", loc.N("count.trap", r.Traps), "Tables", loc.N("count.in_table", r.TrapTables)),
+					"Steps", loc.N("count.step", r.TaskSteps), "Fixtures", loc.N("count.fixture", r.Fixtures), "Graded", strings.Join(r.Graded, ", ")))
+				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", r.Source))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, source, layers, items, traps, fixtures")
+	return cmd
+}
