@@ -430,6 +430,10 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	if err != nil {
 		return startError(s.Command, err)
 	}
+	// bwrap joins the grade's memory cgroup at once, so the sandbox it makes is in it from the
+	// start: should kata die before it lets the sandbox go, the next run finds it there
+	// (removeStaleCgroups); the sandbox's init is added again below, in case bwrap was faster
+	_ = b.mem.add(cmd.Process.Pid)
 	var info bwrapInfo
 	raw, _ := io.ReadAll(io.LimitReader(infoR, 64<<10))
 	if json.Unmarshal(raw, &info) != nil || info.ChildPID <= 0 {
