@@ -144,7 +144,10 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// removeStaleCgroups removes the (empty) grade cgroups left by graders that are gone.
+// removeStaleCgroups removes the grade cgroups left by graders that are gone (named after their
+// PID), killing what is still in them first: a sandbox that kata had just started when it was
+// killed with SIGKILL (bwrap releases a sandbox waiting on its block descriptor when kata's end
+// of it closes) is in its grade's cgroup already, and ends here, at the next run.
 func removeStaleCgroups(c cgroupParent) {
 	entries, _ := os.ReadDir(c.dir)
 	for _, e := range entries {
@@ -153,7 +156,7 @@ func removeStaleCgroups(c cgroupParent) {
 			continue
 		}
 		if syscall.Kill(pid, 0) == syscall.ESRCH {
-			_ = os.Remove(filepath.Join(c.dir, e.Name()))
+			(&cgroup{dir: filepath.Join(c.dir, e.Name()), v2: c.v2}).remove()
 		}
 	}
 }

@@ -408,7 +408,14 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	// /proc/1/environ is readable there
 	cmd.Env = s.Env
 	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{infoW, blockR}
+	// The sandbox waits on the block descriptor until kata has set its limits. bwrap takes
+	// end of file there for "go", and a sandbox waiting there does not yet die with bwrap
+	// (--die-with-parent takes effect after it): were kata killed at that moment, the learner's
+	// program would start with nothing left to end it. So the sandbox holds a write end of
+	// that pipe itself (descriptor 5): it never sees end of file, only kata's byte, and one
+	// whose kata died waits, running no learner code, until the next run removes the grade's
+	// cgroup it is in (removeStaleCgroups).
+	cmd.ExtraFiles = []*os.File{infoW, blockR, blockW}
 	// --die-with-parent ties the sandbox to bwrap; PDEATHSIG ties bwrap to kata, so a kata
 	// killed with SIGKILL leaves no bwrap waiting (for a sandbox that never started, say)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -423,6 +430,10 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	if err != nil {
 		return startError(s.Command, err)
 	}
+	// bwrap joins the grade's memory cgroup at once, so the sandbox it makes is in it from the
+	// start: should kata die before it lets the sandbox go, the next run finds it there
+	// (removeStaleCgroups); the sandbox's init is added again below, in case bwrap was faster
+	_ = b.mem.add(cmd.Process.Pid)
 	var info bwrapInfo
 	raw, _ := io.ReadAll(io.LimitReader(infoR, 64<<10))
 	if json.Unmarshal(raw, &info) != nil || info.ChildPID <= 0 {
