@@ -94,6 +94,7 @@ func processesUnder(dir string) []int {
 // grades only the rest, and its report is complete: the summary, a CSV row per learner, the
 // JSON's rules, and an HTML report that headless chromium shows with its heatmap.
 func TestClassGradeResumesAfterSIGKILL(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("grades a class in a subprocess")
 	}

@@ -88,6 +88,7 @@ type gradescopeResults struct {
 // inside the submission, and an upload that is no workspace: results.json scores each as the
 // grader does, test by test, with the step as a tag.
 func TestExportGradescope(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("builds kata and grades")
 	}
@@ -253,6 +254,7 @@ func classroomScore(t *testing.T, bin, command, dir string) (int, map[string]any
 // Classroom's autograding reporter reads results, and the command it runs grades the starter
 // as failing and a correct reference as passing, with the points the reporter adds up.
 func TestExportClassroom(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("builds kata and grades")
 	}

@@ -87,6 +87,7 @@ func referenceWorkspace(t *testing.T, ref string) string {
 // TestMCPServerBinary drives the built binary's `kata mcp` over a real stdio transport, with
 // the go-sdk client and with the official TypeScript SDK's client.
 func TestMCPServerBinary(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	tmp := t.TempDir()
 	bin := buildKata(t, tmp)
 	state := filepath.Join(tmp, "state", "progress.db")

@@ -108,6 +108,7 @@ func runBin(t *testing.T, bin string, env []string, args ...string) string {
 
 // TestLiveWorkshop runs the live workshop's commands from one build of the binary.
 func TestLiveWorkshop(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -118,6 +118,7 @@ func buildKata(t *testing.T, dir string) string {
 // examples layer → a quiz item answered → trap table at 80 columns → task screen → workspace
 // created → graded with a correct server → every test passes.
 func TestEndToEndInTmux(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it)")
 	}
@@ -175,6 +176,7 @@ func TestEndToEndInTmux(t *testing.T) {
 // with SIGKILL, restarted and resumed with both answers still chosen; the exam runs to a
 // scaled score and a review of every item; a trap drill runs; `kata stats` counts it all.
 func TestPracticeInTmux(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it)")
 	}

@@ -43,6 +43,7 @@ func zombiesOf(pid int) []int {
 // pile up as zombies, about five per learner; and once the batch has exited, no learner
 // process is left.
 func TestClassGradeLeavesNoZombies(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("grades a class in a subprocess")
 	}

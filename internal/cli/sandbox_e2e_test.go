@@ -29,6 +29,7 @@ import (
 //   - kata stopped with SIGTERM mid-run exits 130 and leaves none;
 //   - a spy server finds neither a secret in kata's environment nor a fake ~/.aws/credentials.
 func TestSandboxEndToEnd(t *testing.T) {
+	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
