@@ -283,7 +283,7 @@ func checkTwinBankCues(fsys fs.FS, dir string, ws *Problems) {
 // away (GiveAways): the weight of the key's own words found in the stem times the weight of
 // the situation the two stems share, each word weighted 1/(the number of the packet's items
 // that use it), so the packet's common vocabulary counts for little and a rare detail for much.
-const GiveAwayScore = 0.4
+const GiveAwayScore = 0.5
 
 // GiveAwayWords is how many of a key's own words (in no distractor of its item) another
 // item's stem must repeat before GiveAwayScore is looked at.
