@@ -19,7 +19,7 @@ func TestItemCueRates(t *testing.T) {
 		for _, p := range lib.Localized(loc).Packets() {
 			for _, r := range CueRates(p.Items) {
 				d := 100 * (r.Share() - r.ChanceShare())
-				t.Logf("%-22s %s  %-13s %5.1f of %d = %4.1f%%  chance %4.1f%%  %+5.1f points", p.ID, loc, r.Strategy, r.Hits, r.Items, 100*r.Share(), 100*r.ChanceShare(), d)
+				t.Logf("%-22s %s  %-22s %5.1f of %d = %4.1f%%  chance %4.1f%%  %+5.1f points", p.ID, loc, r.Strategy, r.Hits, r.Items, 100*r.Share(), 100*r.ChanceShare(), d)
 				if r.Items >= MinCueItems && r.Share() > r.ChanceShare()+CueMargin {
 					t.Errorf("%s (%s): %s beats chance by %.1f points (at most %.0f)", p.ID, loc, r.Strategy, d, 100*CueMargin)
 				}
