@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -381,15 +382,28 @@ func stemCodeBlocks(it Item) []codeBlock {
 	return bs
 }
 
+// proseValue matches the string value of a JSON member named message or explanation, written
+// plainly ("message": "…") or escaped inside another JSON string (\"message\": \"…\", as in a
+// result's text mirror): the prose of an example payload, which a twin writes in its language.
+var proseValue = regexp.MustCompile(`("(?:message|explanation)"\s*:\s*")(?:[^"\\]|\\.)*"|(\\"(?:message|explanation)\\"\s*:\s*\\")(?:[^"\\]|\\[^"])*\\"`)
+
+// maskProse blanks the prose values proseValue finds, so that a twin's code block may carry a
+// payload's message or explanation in its own language while every other character of the
+// code stays as in the English file.
+func maskProse(code string) string {
+	return proseValue.ReplaceAllString(code, `$1$2…"`)
+}
+
 // checkCodeBlocks reports a different number of code blocks (at enLine and twLine), or else the
-// first block that differs between the English file and the twin.
+// first block that differs between the English file and the twin, the prose of a payload aside
+// (maskProse).
 func checkCodeBlocks(prefix, english string, enLine int, en []codeBlock, twin string, twLine int, tw []codeBlock, ps *Problems) {
 	if len(en) != len(tw) {
 		ps.add(twin, twLine, "%s%d code blocks here, %d in %s; code stays as in the English file", prefix, len(tw), len(en), at(english, enLine))
 		return
 	}
 	for i := range en {
-		if en[i].text != tw[i].text {
+		if maskProse(en[i].text) != maskProse(tw[i].text) {
 			ps.add(twin, tw[i].line, "%scode block %d differs from the one in %s; code stays as in the English file", prefix, i+1, at(english, en[i].line))
 			return
 		}

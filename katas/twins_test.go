@@ -314,3 +314,23 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 		t.Errorf("a trap row fewer: %v", ps)
 	}
 }
+
+// A twin writes a payload's message and explanation in its own language, plainly and in the
+// escaped text mirror; any other change to the code block, a key or a flag, still fails.
+func TestTwinTranslatesPayloadProse(t *testing.T) {
+	en := "# Good\n\n```json\n{\"isError\": true, \"message\": \"The order system is slow.\",\n \"content\": [{\"type\": \"text\", \"text\": \"{\\\"explanation\\\": \\\"Page 2 timed out.\\\"}\"}]}\n```\n"
+	es := strings.NewReplacer("The order system is slow.", "El sistema de pedidos va lento.", "Page 2 timed out.", "La página 2 no respondió «a tiempo».").Replace(en)
+	if ps := CheckTwin("k/examples/01.md", []byte(en), "k/examples/01.es.md", []byte(es)); len(ps) > 0 {
+		t.Errorf("a translated message and explanation fail:\n%v", ps)
+	}
+	for _, broken := range []string{
+		strings.Replace(es, `"isError": true`, `"isError": false`, 1),
+		strings.Replace(es, `"message"`, `"mensaje"`, 1),
+		strings.Replace(es, `\"explanation\"`, `\"explicación\"`, 1),
+		strings.Replace(es, `"type": "text"`, `"type": "texto"`, 1),
+	} {
+		if ps := CheckTwin("k/examples/01.md", []byte(en), "k/examples/01.es.md", []byte(broken)); len(ps) == 0 {
+			t.Errorf("a changed code block passed:\n%s", broken)
+		}
+	}
+}
