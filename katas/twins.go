@@ -138,7 +138,41 @@ func CheckTwins(fsys fs.FS, dir string) Problems {
 			ps = append(ps, CheckTwin(en, enSrc, twin, twSrc)...)
 		}
 	}
+	ps = append(ps, checkAssetTwins(fsys, dir)...)
 	sortProblems(ps)
+	return ps
+}
+
+// checkAssetTwins checks every locale twin in the packet's assets/ folder (assets/<name>.<locale>.json,
+// AssetTwinName): its English asset exists, and the twin reads as an asset of the same shape.
+func checkAssetTwins(fsys fs.FS, dir string) Problems {
+	var ps Problems
+	entries, err := fs.ReadDir(fsys, path.Join(dir, "assets"))
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), ".json")
+		i := strings.LastIndexByte(stem, '.')
+		if !ok || e.IsDir() || i <= 0 {
+			continue
+		}
+		english, locale := path.Join("assets", stem[:i]+".json"), stem[i+1:]
+		if _, _, twin := SplitTwin("x." + locale + ".md"); !twin {
+			continue
+		}
+		twin := path.Join(dir, "assets", e.Name())
+		en, err := ReadAsset(fsys, dir, english)
+		if err != nil {
+			if _, statErr := fs.Stat(fsys, path.Join(dir, english)); statErr != nil {
+				ps.add(twin, 0, "a locale twin of %s, which cannot be read", path.Join(dir, english))
+			}
+			continue // a broken English asset is CheckPacket's to report
+		}
+		if _, _, err := ReadAssetTwin(fsys, dir, english, locale, en); err != nil {
+			ps.addErr(twin, err)
+		}
+	}
 	return ps
 }
 
