@@ -328,7 +328,10 @@ func normOption(s string) string {
 // learner who met the first can answer the second from it (Haladyna et al. 2002, guideline 4:
 // items independent of each other). The check is lexical: it finds a key copied into
 // another item's stem or options, not a give-away in other words.
-func GiveAways(items []Item) []GiveAway {
+func GiveAways(items []Item) []GiveAway { return giveAwaysAt(items, GiveAwayScore) }
+
+// giveAwaysAt is GiveAways with the score threshold given.
+func giveAwaysAt(items []Item, threshold float64) []GiveAway {
 	df := map[string]int{}
 	stems := make([]map[string]bool, len(items))
 	own := make([]map[string]bool, len(items))
@@ -394,7 +397,7 @@ func GiveAways(items []Item) []GiveAway {
 				continue
 			}
 			s, _ := weight(stems[y], stems[x])
-			if k*s >= GiveAwayScore {
+			if k*s >= threshold {
 				out = append(out, GiveAway{Giver: giver, Taker: taker, Words: found, Score: k * s})
 			}
 		}
