@@ -88,10 +88,15 @@ type CueStrategy struct {
 }
 
 // CueStrategies are the strategies the bank is measured against: the most specific option
-// (ties broken by odd length), the odd one out by length, the longest and the shortest.
+// (the most kinds of specific detail; ties broken by odd length), an option with any specific
+// detail (the same with "has any" in place of "how many kinds"), the odd one out by length, the
+// longest and the shortest.
 var CueStrategies = []CueStrategy{
 	{"most specific option", func(it Item, i int) []float64 {
 		return []float64{float64(specificity(it.Options[i])), oddness(it, i)}
+	}},
+	{"any specific detail", func(it Item, i int) []float64 {
+		return []float64{float64(min(specificity(it.Options[i]), 1)), oddness(it, i)}
 	}},
 	{"odd one out by length", func(it Item, i int) []float64 { return []float64{oddness(it, i)} }},
 	{"longest option", func(it Item, i int) []float64 { return []float64{float64(optionLength(it.Options[i]))} }},
@@ -179,12 +184,12 @@ func CueRates(items []Item) []CueRate {
 	return out
 }
 
-// checkBankCues warns when the most-specific or the odd-one-out strategy scores more than
-// CueMargin above chance on a bank of at least MinCueItems single-answer items. exam is the
+// checkBankCues warns when a most-specific (most kinds, or any specific detail) or the
+// odd-one-out strategy scores more than CueMargin above chance on a bank of at least MinCueItems single-answer items. exam is the
 // file the bank was read from (exam.md or a locale twin).
 func checkBankCues(exam string, items []Item, ws *Problems) {
 	for _, r := range CueRates(items) {
-		if r.Strategy != "most specific option" && r.Strategy != "odd one out by length" {
+		if r.Strategy == "longest option" || r.Strategy == "shortest option" {
 			continue // longest and shortest: checkItemWriting's LongestKeyShare
 		}
 		if r.Items < MinCueItems || r.Share() <= r.ChanceShare()+CueMargin {
