@@ -1,6 +1,7 @@
 package katas
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,10 @@ type Item struct {
 	Options []Option
 	// Choose is how many options the learner must pick: 1 for single-answer items.
 	Choose int
+	// Groups are the item's groups, from its optional `Group:` paragraph (ids joined by
+	// commas): items, in this packet or another, that test the same point, so that one would
+	// give another away. A draw (exam.Draw) takes at most one item of a group.
+	Groups []string
 	// Line is the heading's line in exam.md.
 	Line int
 	// English is, for an item read from a locale twin of exam.md (Library.Localized), the
@@ -103,6 +108,15 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 					skip = append(skip, [2]int{nodeStart(p, src), lineEnd(src, p.Lines().At(p.Lines().Len()-1).Stop-1)})
 					continue
 				}
+				if v, ok := cutLabel(t, "Group:"); ok {
+					gline := lineOf(src, FirstOffset(p))
+					if it.Groups != nil {
+						ps.add(file, gline, "item %s has a second Group: paragraph; list its groups in one, joined by commas", it.ID)
+					}
+					it.Groups = parseGroups(file, gline, it.ID, v, ps)
+					skip = append(skip, [2]int{nodeStart(p, src), lineEnd(src, p.Lines().At(p.Lines().Len()-1).Stop-1)})
+					continue
+				}
 				if v, ok := cutLabel(t, "Choose:"); ok {
 					n, err := strconv.Atoi(v)
 					if err != nil || n < 1 {
@@ -159,6 +173,30 @@ func parseExam(file string, src []byte, ps *Problems) []Item {
 		items = append(items, it)
 	}
 	return items
+}
+
+// parseGroups reads the value of an item's Group: paragraph at line: one or more group ids
+// (lower-case words and digits joined by '-') joined by commas. A malformed, empty or repeated
+// id is recorded in ps; the well-formed ids are returned (never nil, so a second paragraph is
+// noticed).
+func parseGroups(file string, line int, id, v string, ps *Problems) []string {
+	gs := []string{}
+	if strings.TrimSpace(v) == "" {
+		ps.add(file, line, "item %s: Group: names no group; write one or more group ids joined by commas, e.g. Group: stated-wait", id)
+		return gs
+	}
+	for _, g := range strings.Split(v, ",") {
+		g = strings.TrimSpace(g)
+		switch {
+		case !idPattern.MatchString(g):
+			ps.add(file, line, "item %s: Group: %q is not a group id (lower-case words and digits joined by '-', several joined by commas)", id, g)
+		case slices.Contains(gs, g):
+			ps.add(file, line, "item %s: Group: names %q twice", id, g)
+		default:
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 // parseOption reads one option of the list; index is its position (0 for "a"). A problem is

@@ -46,7 +46,7 @@ func SplitTwin(name string) (english, locale string, ok bool) {
 // compares depends on the file:
 //
 //   - exam.md (docs/packets.md, "exam.md"): the same item ids in the same order, each with the
-//     same Scenario:, the same Choose:, the same number of options, the checked boxes on the
+//     same Scenario:, the same Choose:, the same Group:, the same number of options, the checked boxes on the
 //     same options, and the same code blocks in its stem;
 //   - traps.md ("traps.md"): the same number of trap tables, in order, each with the same
 //     number of rows (the columns are the parser's: a twin keeps the header row
@@ -242,6 +242,9 @@ func checkExamTwin(english string, enSrc []byte, twin string, twSrc []byte, ps *
 		}
 		if t.Choose != e.Choose {
 			ps.add(twin, t.Line, "item %s: Choose: %d here, %d in %s", e.ID, t.Choose, e.Choose, enAt)
+		}
+		if !slices.Equal(t.Groups, e.Groups) {
+			ps.add(twin, t.Line, "item %s: Group: %s here, %s in %s", e.ID, groupList(t.Groups), groupList(e.Groups), enAt)
 		}
 		if len(t.Options) != len(e.Options) {
 			ps.add(twin, t.Line, "item %s has %d options here, %d in %s", e.ID, len(t.Options), len(e.Options), enAt)
@@ -442,4 +445,12 @@ func checkCodeBlocks(prefix, english string, enLine int, en []codeBlock, twin st
 			return
 		}
 	}
+}
+
+// groupList names an item's groups as its Group: paragraph does, "none" for an item without.
+func groupList(gs []string) string {
+	if len(gs) == 0 {
+		return "none"
+	}
+	return strings.Join(gs, ", ")
 }

@@ -143,6 +143,9 @@ func TestBrokenTwinsFailNamingBothFiles(t *testing.T) {
 		{"other scenario", "exam.md", func(s string) string {
 			return strings.Replace(s, "Scenario: customer-support", "Scenario: claude-code-ci", 1)
 		}, []string{"mini-kata/exam.es.md:3: item mk-01: Scenario: claude-code-ci here, customer-support in mini-kata/exam.md:3"}},
+		{"a group only here", "exam.md", func(s string) string {
+			return strings.Replace(s, "Scenario: customer-support", "Scenario: customer-support\n\nGroup: flags-first", 1)
+		}, []string{"mini-kata/exam.es.md:3: item mk-01: Group: flags-first here, none in mini-kata/exam.md:3"}},
 		{"swapped items", "exam.md", func(s string) string {
 			i := strings.Index(s, "## `mk-02`")
 			return "# Exam\n\n" + s[i:] + "\n" + s[len("# Exam\n\n"):i]

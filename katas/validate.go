@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -194,6 +195,54 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	sortProblems(v.Problems)
 	sortProblems(v.Warnings)
 	return v
+}
+
+// CheckGroups adds to each validation's warnings every group (an item's Group:) that no other
+// item carries, among the validated packets and others (the packets a mock exam may draw
+// beside them; a packet of others with the id of a validated one is skipped). A group of one
+// limits no draw: it is a typo of a group another item has, or a group whose other items are
+// not written yet. Each warning is at the item's heading.
+func CheckGroups(vs []Validation, others []*Packet) {
+	count := map[string]int{}
+	ids := map[string]bool{}
+	for _, v := range vs {
+		if v.Packet != nil {
+			ids[v.Packet.ID] = true
+		}
+	}
+	tally := func(items []Item) {
+		for _, it := range items {
+			for _, g := range it.Groups {
+				count[g]++
+			}
+		}
+	}
+	for _, v := range vs {
+		if v.Packet != nil {
+			tally(v.Packet.Items)
+		}
+	}
+	for _, p := range others {
+		if !ids[p.ID] {
+			tally(p.Items)
+			ids[p.ID] = true
+		}
+	}
+	known := slices.DeleteFunc(slices.Sorted(maps.Keys(count)), func(k string) bool { return count[k] < 2 })
+	for i, v := range vs {
+		if v.Packet == nil {
+			continue
+		}
+		for _, it := range v.Packet.Items {
+			for _, g := range it.Groups {
+				if count[g] < 2 {
+					vs[i].Warnings.add(v.Exam, it.Line, "item %s: no other item has Group: %s (groups of two or more items: %s); a group of one keeps nothing apart: give it the group the items that test the same point share",
+						it.ID, g, groupList(known))
+				}
+			}
+		}
+		sortProblems(vs[i].Warnings)
+	}
 }
 
 // CheckNearDuplicates adds to each validation's warnings the items whose stems are

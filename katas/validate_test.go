@@ -24,6 +24,7 @@ func TestShippedPacketsValidate(t *testing.T) {
 		t.Fatalf("validated %d packets of the %d folders holding packet.json (%v)", len(vs), len(folders), err)
 	}
 	CheckNearDuplicates(vs, nil)
+	CheckGroups(vs, nil)
 	for _, v := range vs {
 		for _, p := range v.Problems {
 			t.Errorf("%v", p)
@@ -388,5 +389,35 @@ func TestShims(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "mcp_shim.py")); string(b) != "# the packet's own shim\n" {
 		t.Errorf("mcp_shim.py is %.40q…; want the packet's own file, not the built-in shim", b)
+	}
+}
+
+// TestCheckGroups: a group two items share, in one packet or across the validated packets and
+// the packets a mock exam draws beside them, passes; a group of one is a warning at its item,
+// and the stem keeps no Group: line.
+func TestCheckGroups(t *testing.T) {
+	item := func(id, groups string) Item {
+		return Item{ID: id, Line: 7, Groups: strings.Split(groups, ",")}
+	}
+	v := Validation{Exam: "p/exam.md", Packet: &Packet{Manifest: Manifest{ID: "p"}, Items: []Item{
+		item("p-1", "stated-wait"), item("p-2", "partial-pages"), item("p-3", "stated-wiat"),
+	}}}
+	other := &Packet{Manifest: Manifest{ID: "q"}, Items: []Item{item("q-1", "stated-wait,partial-pages")}}
+	vs := []Validation{v}
+	CheckGroups(vs, []*Packet{other})
+	if len(vs[0].Warnings) != 1 || !strings.Contains(vs[0].Warnings[0].Error(),
+		"p/exam.md:7: item p-3: no other item has Group: stated-wiat (groups of two or more items: partial-pages, stated-wait)") {
+		t.Errorf("warnings: %v", vs[0].Warnings)
+	}
+	// The same packet given as another (a validated packet replaces it) counts once.
+	vs = []Validation{{Exam: v.Exam, Packet: v.Packet}}
+	CheckGroups(vs, []*Packet{v.Packet})
+	if len(vs[0].Warnings) != 3 {
+		t.Errorf("without q every group is of one: %v", vs[0].Warnings)
+	}
+
+	its, err := ParseExam("exam.md", []byte("## `x-1` T\n\nScenario: customer-support\n\nGroup: stated-wait, partial-pages\n\nStem?\n\n- [x] A\n  > a\n- [ ] B\n  > b\n"))
+	if err != nil || len(its) != 1 || strings.Join(its[0].Groups, "|") != "stated-wait|partial-pages" || its[0].Stem != "Stem?" {
+		t.Errorf("parsed %+v, %v", its, err)
 	}
 }

@@ -58,7 +58,9 @@ func newValidateCmd() *cobra.Command {
 				}
 				all = append(all, vs...)
 			}
-			katas.CheckNearDuplicates(all, mockExamPackets(cmd))
+			others := mockExamPackets(cmd)
+			katas.CheckNearDuplicates(all, others)
+			katas.CheckGroups(all, others)
 			var problems, warnings katas.Problems
 			for i, v := range all {
 				if strict {

@@ -85,12 +85,18 @@ func rngFor(seed int64, name string) *rand.Rand {
 // its share to the others), in a seed-shuffled order, each with its options shuffled. n <= 0
 // or n >= the number of items takes every item. Packets without items, and a packet given again
 // (same id), are skipped: no item is drawn twice.
+//
+// At most one item of a group (katas.Item.Groups: items that test the same point, in one
+// packet or across packets) is drawn: a kata's turn passes over an item that shares a group
+// with one already drawn, so with groups the exam may hold fewer than n items when the packets
+// have fewer that keep apart. Packets without groups draw as if the rule did not exist.
 func Draw(packets []*katas.Packet, n int, seed int64) []Question {
 	rng := rngFor(seed, "draw")
 	type pool struct {
 		p     *katas.Packet
 		order []int
-		take  int
+		next  int   // the next index of order to consider
+		taken []int // indices into p.Items, in the order drawn
 	}
 	var pools []*pool
 	total := 0
@@ -106,26 +112,57 @@ func Draw(packets []*katas.Packet, n int, seed int64) []Question {
 	if n <= 0 || n > total {
 		n = total
 	}
-	// Hand out one item at a time, round-robin from a seed-chosen start, skipping full katas.
+	// Hand out one item at a time, round-robin from a seed-chosen start: each kata in turn takes
+	// the next item of its order whose groups are all still free, and a kata with none left is
+	// passed over.
 	start := 0
 	if len(pools) > 0 {
 		start = rng.IntN(len(pools))
 	}
-	for given, i := 0, start; given < n; i++ {
-		pl := pools[i%len(pools)]
-		if pl.take < len(pl.order) {
-			pl.take++
-			given++
+	used := map[string]bool{}
+	free := func(it katas.Item) bool {
+		for _, g := range groupsOf(it) {
+			if used[g] {
+				return false
+			}
 		}
+		return true
+	}
+	for given, i, idle := 0, start, 0; given < n && idle < len(pools); i++ {
+		pl := pools[i%len(pools)]
+		for pl.next < len(pl.order) && !free(pl.p.Items[pl.order[pl.next]]) {
+			pl.next++
+		}
+		if pl.next == len(pl.order) {
+			idle++ // this kata is spent; the loop ends when every kata is
+			continue
+		}
+		idle = 0
+		j := pl.order[pl.next]
+		pl.next++
+		pl.taken = append(pl.taken, j)
+		for _, g := range groupsOf(pl.p.Items[j]) {
+			used[g] = true
+		}
+		given++
 	}
 	var qs []Question
 	for _, pl := range pools {
-		for _, j := range pl.order[:pl.take] {
+		for _, j := range pl.taken {
 			qs = append(qs, newQuestion(pl.p.ID, pl.p.Items[j], seed))
 		}
 	}
 	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return qs
+}
+
+// groupsOf returns an item's groups: the English item's for a translated one (a twin keeps
+// them, CheckTwin), so a draw keeps the same items apart in every language.
+func groupsOf(it katas.Item) []string {
+	if it.English != nil {
+		return it.English.Groups
+	}
+	return it.Groups
 }
 
 // Rebuild rebuilds the questions of an attempt from its refs (in exam order) and seed, with

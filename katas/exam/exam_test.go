@@ -299,3 +299,97 @@ func TestEmbeddedPackets(t *testing.T) {
 		}
 	}
 }
+
+// grouped gives items of p the groups named (item index → groups).
+func grouped(p *katas.Packet, groups map[int][]string) *katas.Packet {
+	for i, gs := range groups {
+		p.Items[i].Groups = gs
+	}
+	return p
+}
+
+// sameGroup returns the first two questions of qs that share a group, or "".
+func sameGroup(qs []Question) string {
+	by := map[string]string{}
+	for _, q := range qs {
+		for _, g := range groupsOf(q.Item) {
+			if prev, ok := by[g]; ok {
+				return fmt.Sprintf("%s and %s (group %s)", prev, q.Ref, g)
+			}
+			by[g] = q.Ref
+		}
+	}
+	return ""
+}
+
+// TestDrawTakesOneItemOfAGroup sweeps seeds and lengths over packets whose groups run within
+// and across packets (an item in two groups among them): no draw holds two items of one group,
+// a draw of every item holds every ungrouped item and one of each group, and n is met while
+// the packets have enough items that keep apart.
+func TestDrawTakesOneItemOfAGroup(t *testing.T) {
+	ps := []*katas.Packet{
+		grouped(fakePacket("aa", 6, 0), map[int][]string{0: {"wait"}, 1: {"wait"}, 2: {"pages"}}),
+		grouped(fakePacket("bb", 5, 0), map[int][]string{0: {"wait", "pages"}, 3: {"pages"}}),
+		grouped(fakePacket("cc", 3, 0), map[int][]string{0: {"wait"}, 1: {"wait"}, 2: {"wait"}}),
+	}
+	// 14 items; 6 ungrouped, and one or two more (one of "wait" and one of "pages", or the
+	// one item in both): 7 or 8 items keep apart.
+	for seed := range int64(300) {
+		for _, n := range []int{1, 4, 7, 0} {
+			qs := Draw(ps, n, seed)
+			if s := sameGroup(qs); s != "" {
+				t.Fatalf("seed %d, n %d: drew %s", seed, n, s)
+			}
+			if n > 0 && len(qs) != n {
+				t.Fatalf("seed %d, n %d: %d items, want %d", seed, n, len(qs), n)
+			}
+			if n == 0 && (len(qs) < 7 || len(qs) > 8) {
+				t.Fatalf("seed %d, every item: %d items, want 7 or 8: %v", seed, len(qs), refs(qs))
+			}
+		}
+	}
+}
+
+// TestDrawShippedKeepsGroupsApart sweeps seeds over the shipped packets in every language, as
+// the mock exam draws them (10 items, the full-length 60, and every item): never two items of
+// one group, and the shipped packets do declare groups, across packets.
+func TestDrawShippedKeepsGroupsApart(t *testing.T) {
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kataOf := map[string]map[string]bool{}
+	for _, p := range lib.Packets() {
+		for _, it := range p.Items {
+			for _, g := range it.Groups {
+				if kataOf[g] == nil {
+					kataOf[g] = map[string]bool{}
+				}
+				kataOf[g][p.ID] = true
+			}
+		}
+	}
+	across := 0
+	for _, ks := range kataOf {
+		if len(ks) > 1 {
+			across++
+		}
+	}
+	if across == 0 {
+		t.Fatal("no group of the shipped packets spans two packets")
+	}
+	for _, loc := range []string{katas.English, "es", "ru"} {
+		ps := lib.Localized(loc).Packets()
+		for seed := range int64(60) {
+			for _, n := range []int{10, 60, 0} {
+				qs := Draw(ps, n, seed)
+				if s := sameGroup(qs); s != "" {
+					t.Fatalf("%s, seed %d, n %d: drew %s", loc, seed, n, s)
+				}
+				if n > 0 && len(qs) != n {
+					t.Fatalf("%s, seed %d: %d items, want %d", loc, seed, len(qs), n)
+				}
+			}
+		}
+	}
+}
