@@ -380,7 +380,7 @@ func TestValidateStrictPlantedCues(t *testing.T) {
 		t.Fatalf("%s has no item %s", p.ID, id)
 		return katas.Item{}
 	}
-	long, titled, copied := item(se, "se-01"), item(se, "se-02"), item(se, "se-03")
+	long, titled, copied, grouped := item(se, "se-01"), item(se, "se-02"), item(se, "se-03"), item(se, "se-22")
 	other := item(me, "me-01")
 	keyOf := func(it katas.Item) katas.Option {
 		for _, o := range it.Options {
@@ -389,6 +389,16 @@ func TestValidateStrictPlantedCues(t *testing.T) {
 			}
 		}
 		return katas.Option{}
+	}
+	// se-22: its group misspelt (in every language, as a twin keeps it), a group no other
+	// item has.
+	misspelt := func(s string) string {
+		i := strings.Index(s, "## `se-22`")
+		if i < 0 || !strings.Contains(s[i:], "\nGroup: stated-wait\n") {
+			t.Fatal("se-22 has no Group: stated-wait")
+		}
+		j := i + strings.Index(s[i:], "\nGroup: stated-wait\n")
+		return s[:j] + "\nGroup: stated-wiat\n" + s[j+len("\nGroup: stated-wait\n"):]
 	}
 	clean, plant := t.TempDir(), t.TempDir()
 	copyShipped(t, se.ID, clean, nil)
@@ -422,8 +432,10 @@ func TestValidateStrictPlantedCues(t *testing.T) {
 				}
 			}
 			lines[first] = strings.Join(strings.Fields(other.Stem), " ")
-			return strings.Join(lines, "\n")
+			return misspelt(strings.Join(lines, "\n"))
 		},
+		"exam.es.md": misspelt,
+		"exam.ru.md": misspelt,
 	})
 	base, _, code := runKata(t, "validate", clean)
 	if code != 0 {
@@ -438,6 +450,7 @@ func TestValidateStrictPlantedCues(t *testing.T) {
 		fmt.Sprintf("warning: %s:%d: item se-01: the key is ", file, keyOf(long).Line),
 		fmt.Sprintf("warning: %s:%d: item se-02: the title ", file, titled.Line),
 		fmt.Sprintf("warning: %s:%d: item se-03: its stem is a near-duplicate (100%% shared word triples) of mcp-engineering/me-01 (embedded:mcp-engineering/exam.md:%d), which has another key", file, copied.Line, other.Line),
+		fmt.Sprintf("warning: %s:%d: item se-22: no other item has Group: stated-wiat", file, grouped.Line),
 	}
 	warnings := func(s, root string) []string {
 		var ws []string
