@@ -262,9 +262,10 @@ func checkKeyPositions(exam string, items []Item, ws *Problems) {
 	}
 }
 
-// checkTwinBankCues runs checkBankCues on each locale twin of the packet's exam.md in folder
-// dir (exam.es.md, …): a translation changes the options' lengths and may drop a quote. A twin
-// that does not parse is CheckTwins' to report.
+// checkTwinBankCues runs checkBankCues and checkTitleNumbers on each locale twin of the
+// packet's exam.md in folder dir (exam.es.md, …): a translation changes the options' lengths,
+// may drop a quote and may spell a number out in its title. A twin that does not parse is
+// CheckTwins' to report.
 func checkTwinBankCues(fsys fs.FS, dir string, ws *Problems) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -280,7 +281,9 @@ func checkTwinBankCues(fsys fs.FS, dir string, ws *Problems) {
 			continue
 		}
 		var ignored Problems
-		checkBankCues(file, parseExam(file, src, &ignored), ws)
+		items := parseExam(file, src, &ignored)
+		checkBankCues(file, items, ws)
+		checkTitleNumbers(file, items, ws)
 	}
 }
 

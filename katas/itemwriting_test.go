@@ -89,3 +89,31 @@ func TestNearDuplicates(t *testing.T) {
 		t.Errorf("a pair within the checked items: %v", ws)
 	}
 }
+
+// TestTitleNumbers: a title that spells out (in any language kata speaks) or writes a number
+// only the key has is a warning at the heading; a number a distractor names too is not.
+func TestTitleNumbers(t *testing.T) {
+	opts := []string{"30 seconds, the wait the payload states.", "2 seconds, the backoff step.", "1 second: the schedule starts over."}
+	for _, c := range []struct {
+		title, want string
+	}{
+		{"Thirty after one", `the title "Thirty after one" names 30, a number in the key`},
+		{"Treinta después de uno", "names 30"},
+		{"Тридцать после одной", "names 30"},
+		{"Throttled at 30", "names 30"},
+		{"Throttled on the second try", ""},
+		{"One second, then what?", ""}, // 1 is in a distractor too
+	} {
+		var ws Problems
+		checkTitleNumbers("p/exam.md", []Item{item("x-1", c.title, "What is the shortest sleep?", opts...)}, &ws)
+		switch {
+		case c.want == "" && len(ws) > 0:
+			t.Errorf("%q: %v", c.title, ws)
+		case c.want != "" && (len(ws) != 1 || !strings.Contains(ws[0].Error(), "p/exam.md:10: item x-1: "+c.want) && !strings.Contains(ws[0].Error(), c.want)):
+			t.Errorf("%q: want a warning with %q, got %v", c.title, c.want, ws)
+		}
+	}
+	if got := strings.Join(numbers("Refunds over $1,200, 1.200 $ or 1 200 $; not 07"), " "); got != "1200 7" {
+		t.Errorf("numbers: %q", got)
+	}
+}

@@ -187,6 +187,7 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	}
 	validatePrompts(fsys, dir, p, &v.Problems)
 	checkItemWriting(exam, p.Items, &v.Warnings)
+	checkTitleNumbers(exam, p.Items, &v.Warnings)
 	checkKeyPositions(exam, p.Items, &v.Warnings)
 	checkBankCues(exam, p.Items, &v.Warnings)
 	checkGiveAways(exam, p.Items, &v.Warnings)
