@@ -307,7 +307,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	token := make([]byte, 16)
 	rand.Read(token)
-	api, err := startOrdersAPI(hex.EncodeToString(token))
+	api, err := startOrdersAPIIn(r.box, hex.EncodeToString(token))
 	if err != nil {
 		return err
 	}
@@ -323,15 +323,18 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
-		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake}
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, api: true}
 	if r.hasRefusedFixture() {
-		closed, release, err := closedPortURL()
-		if err != nil {
-			api.close()
-			r.api = nil
-			return err
+		closed, ok := r.box.ClosedAPIURL()
+		if !ok {
+			var release func()
+			if closed, release, err = closedPortURL(); err != nil {
+				api.close()
+				r.api = nil
+				return err
+			}
+			r.releasePort = release
 		}
-		r.releasePort = release
 		vars["ORDERS_API_URL"] = closed
 		ref, err := mc.expandEntry(entry, r.box.LookupEnv(vars))
 		if err != nil {

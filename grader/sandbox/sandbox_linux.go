@@ -28,15 +28,30 @@ func howToIsolate() i18n.Msg { return i18n.M("harness.isolation.install_bwrap") 
 
 // detectIsolation looks for bwrap on PATH and starts a trial sandbox with the options every
 // learner process gets, so a kernel without unprivileged user namespaces is found before any
-// grading starts.
+// grading starts. Where a sandbox cannot have a network namespace of its own (a container that
+// forbids it) but can run otherwise, learner code runs under bwrap on the machine's network,
+// and the isolation line says so.
 func detectIsolation() Isolation {
 	tool, err := exec.LookPath("bwrap")
 	if err != nil {
 		return Isolation{Kind: IsolationNone, Reason: "bwrap (bubblewrap) is not installed"}
 	}
+	netWhy := trialSandbox(tool, false)
+	if netWhy == "" {
+		return Isolation{Kind: IsolationBwrap, Tool: tool}
+	}
+	if why := trialSandbox(tool, true); why != "" {
+		return Isolation{Kind: IsolationNone, Reason: "bwrap cannot run here: " + why}
+	}
+	return Isolation{Kind: IsolationBwrap, Tool: tool, NetShared: true, NetReason: "bwrap cannot make a network namespace here: " + netWhy}
+}
+
+// trialSandbox runs "true" in a sandbox with bwrapBase's options, and returns why it failed
+// (the first line bwrap wrote), or "".
+func trialSandbox(tool string, shareNet bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapBase(), "--", "true")
+	args := append(bwrapBase(shareNet), "--", "true")
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var out bytes.Buffer
@@ -46,9 +61,9 @@ func detectIsolation() Isolation {
 		if why == "" {
 			why = err.Error()
 		}
-		return Isolation{Kind: IsolationNone, Reason: "bwrap cannot run here: " + why}
+		return why
 	}
-	return Isolation{Kind: IsolationBwrap, Tool: tool}
+	return ""
 }
 
 // systemDirs are the folders a sandbox sees read-only at their own paths, when they exist:
@@ -73,18 +88,22 @@ const (
 	sandboxShmSize = 64 << 20
 )
 
-// bwrapBase are the options of every sandbox: new user, PID, IPC, UTS and cgroup namespaces
-// but the host's network (the server must reach the Orders API on 127.0.0.1), no capabilities,
-// a new session (no TIOCSTI into the caller's terminal), death with kata, a fresh /proc, /dev
-// and /tmp, and the system folders read-only.
-func bwrapBase() []string {
-	args := []string{
-		"--unshare-all", "--share-net", "--cap-drop", "ALL",
+// bwrapBase are the options of every sandbox: new user, PID, IPC, UTS, cgroup and network
+// namespaces (shareNet keeps the machine's network instead), no capabilities, a new session (no
+// TIOCSTI into the caller's terminal), death with kata, a fresh /proc, /dev and /tmp, and the
+// system folders read-only. A new network namespace holds only its own loopback, which bwrap
+// brings up.
+func bwrapBase(shareNet bool) []string {
+	args := []string{"--unshare-all"}
+	if shareNet {
+		args = append(args, "--share-net")
+	}
+	args = append(args, "--cap-drop", "ALL",
 		"--die-with-parent", "--new-session",
 		"--proc", "/proc", "--dev", "/dev",
 		"--size", strconv.Itoa(sandboxTmpSize), "--tmpfs", "/tmp",
 		"--size", strconv.Itoa(sandboxShmSize), "--tmpfs", "/dev/shm",
-	}
+	)
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
 		switch {
@@ -356,9 +375,12 @@ func parseShebang(head []byte) (interp, arg string, ok bool) {
 
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
 // read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
-// directory, and the info and block descriptors (3 and 4).
-func bwrapArgs(b *Box, s Spec, program string) []string {
-	args := bwrapBase()
+// directory, and the info and block descriptors (3 and 4). A process given the Orders API
+// (Spec.API) in a network namespace of its own starts as the forwarder (forwardMain), which
+// runs program: kata's executable and the folder of the API's socket are shown read-only.
+func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
+	shareNet := s.Network || !b.iso.PrivateNetwork()
+	args := bwrapBase(shareNet)
 	for _, r := range toolRoots(b, s.Command, program) {
 		args = append(args, "--ro-bind", r, r)
 		for _, name := range maskedNames {
@@ -372,9 +394,21 @@ func bwrapArgs(b *Box, s Spec, program string) []string {
 		"--bind", b.goCache, b.goCache,
 		"--bind", b.ws, b.ws,
 		"--chdir", s.Cwd,
-		"--info-fd", "3", "--block-fd", "4",
-		"--", program)
-	return append(args, s.Args...)
+		"--info-fd", "3", "--block-fd", "4")
+	if s.API && !shareNet {
+		exe, err := forwarderProgram()
+		if err != nil {
+			return nil, fmt.Errorf("kata's own program, for the Orders API's forwarder: %w", err)
+		}
+		args = append(args,
+			"--ro-bind", exe, sandboxForwarder,
+			"--ro-bind", b.hostTemp, sandboxAPIDir,
+			"--", sandboxForwarder, forwardArg, strconv.Itoa(b.apiPort), filepath.Join(sandboxAPIDir, apiSocketName), "--")
+	} else {
+		args = append(args, "--")
+	}
+	args = append(args, program)
+	return append(args, s.Args...), nil
 }
 
 func fileExists(p string) bool {
@@ -403,7 +437,13 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return err
 	}
 	defer blockW.Close()
-	cmd := exec.Command(b.iso.Tool, bwrapArgs(b, s, program)...)
+	args, err := bwrapArgs(b, s, program)
+	if err != nil {
+		infoW.Close()
+		blockR.Close()
+		return startError(s.Command, err)
+	}
+	cmd := exec.Command(b.iso.Tool, args...)
 	// bwrap's own environment is the learner's: inside the sandbox it is PID 1, and its
 	// /proc/1/environ is readable there
 	cmd.Env = s.Env
