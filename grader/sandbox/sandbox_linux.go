@@ -375,9 +375,10 @@ func parseShebang(head []byte) (interp, arg string, ok bool) {
 
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
 // read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
-// directory, and the info and block descriptors (3 and 4). A process given the Orders API
-// (Spec.API) in a network namespace of its own starts as the forwarder (forwardMain), which
-// runs program: kata's executable and the folder of the API's socket are shown read-only.
+// directory, and the info and block descriptors (3 and 4). The sandbox's program is the shim
+// (shimMain: kata's executable, shown read-only), which runs program; a process given the
+// Orders API (Spec.API) in a network namespace of its own also gets the folder of the API's
+// socket, read-only, and its shim forwards 127.0.0.1:apiPort there.
 func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
 	shareNet := s.Network || !b.iso.PrivateNetwork()
 	args := bwrapBase(shareNet)
@@ -389,26 +390,40 @@ func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
 			}
 		}
 	}
+	exe, err := shimProgram()
+	if err != nil {
+		return nil, fmt.Errorf("kata's own program, for the sandbox's shim: %w", err)
+	}
 	args = append(args,
 		"--dir", b.home,
 		"--bind", b.goCache, b.goCache,
 		"--bind", b.ws, b.ws,
+		"--ro-bind", exe, sandboxShim,
 		"--chdir", s.Cwd,
 		"--info-fd", "3", "--block-fd", "4")
+	shim := []string{"--", sandboxShim, shimArg}
 	if s.API && !shareNet {
-		exe, err := forwarderProgram()
-		if err != nil {
-			return nil, fmt.Errorf("kata's own program, for the Orders API's forwarder: %w", err)
-		}
-		args = append(args,
-			"--ro-bind", exe, sandboxForwarder,
-			"--ro-bind", b.hostTemp, sandboxAPIDir,
-			"--", sandboxForwarder, forwardArg, strconv.Itoa(b.apiPort), filepath.Join(sandboxAPIDir, apiSocketName), "--")
-	} else {
-		args = append(args, "--")
+		args = append(args, "--ro-bind", b.hostTemp, sandboxAPIDir)
+		shim = append(shim, "--forward", strconv.Itoa(b.apiPort), filepath.Join(sandboxAPIDir, apiSocketName))
 	}
-	args = append(args, program)
+	args = append(append(args, shim...), "--", program)
 	return append(args, s.Args...), nil
+}
+
+var (
+	lifelineOnce sync.Once
+	lifelineR    *os.File
+	lifelineW    *os.File
+	lifelineErr  error
+)
+
+// lifeline returns the read end of kata's lifeline, made once per process: a pipe whose write
+// end kata keeps open, unwritten, until it exits, and passes to no process (both ends are
+// close-on-exec; a sandbox gets the read end as lifelineFD). Its read end reads end of file
+// once kata is gone, however it died, and the sandbox's shim ends the sandbox then.
+func lifeline() (*os.File, error) {
+	lifelineOnce.Do(func() { lifelineR, lifelineW, lifelineErr = os.Pipe() })
+	return lifelineR, lifelineErr
 }
 
 func fileExists(p string) bool {
@@ -437,6 +452,12 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return err
 	}
 	defer blockW.Close()
+	life, err := lifeline()
+	if err != nil {
+		infoW.Close()
+		blockR.Close()
+		return err
+	}
 	args, err := bwrapArgs(b, s, program)
 	if err != nil {
 		infoW.Close()
@@ -448,14 +469,12 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	// /proc/1/environ is readable there
 	cmd.Env = s.Env
 	cmd.Dir = "/"
-	// The sandbox waits on the block descriptor until kata has set its limits. bwrap takes
-	// end of file there for "go", and a sandbox waiting there does not yet die with bwrap
-	// (--die-with-parent takes effect after it): were kata killed at that moment, the learner's
-	// program would start with nothing left to end it. So the sandbox holds a write end of
-	// that pipe itself (descriptor 5): it never sees end of file, only kata's byte, and one
-	// whose kata died waits, running no learner code, until the next run removes the grade's
-	// cgroup it is in (removeStaleCgroups).
-	cmd.ExtraFiles = []*os.File{infoW, blockR, blockW}
+	// The sandbox waits on the block descriptor until kata has set its limits; a sandbox
+	// waiting there does not yet die with bwrap (--die-with-parent takes effect after it), and
+	// bwrap takes end of file there for "go". Were kata killed at that moment, bwrap would go
+	// on with nothing left to end it: the shim, its first program, then reads end of file on
+	// kata's lifeline (descriptor 5) and ends the sandbox before the learner's program runs.
+	cmd.ExtraFiles = []*os.File{infoW, blockR, life}
 	// --die-with-parent ties the sandbox to bwrap; PDEATHSIG ties bwrap to kata, so a kata
 	// killed with SIGKILL leaves no bwrap waiting (for a sandbox that never started, say)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -490,9 +509,16 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	setLimits(info.ChildPID, s.Limits, 0)
 	// the sandbox's init joins the grade's memory cgroup before it starts the program
 	_ = b.mem.add(info.ChildPID)
+	if beforeRelease != nil {
+		beforeRelease(info.ChildPID)
+	}
 	blockW.Write([]byte{1})
 	return nil
 }
+
+// beforeRelease, when set (tests only), runs just before kata lets a sandbox whose init is
+// initPID go on: the moment a killed kata leaves a sandbox still starting.
+var beforeRelease func(initPID int)
 
 // reapInit waits for the sandbox's init named by the pidfd fd when it has become kata's child,
 // then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
