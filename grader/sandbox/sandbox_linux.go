@@ -90,16 +90,17 @@ const (
 
 // bwrapBase are the options of every sandbox: new user, PID, IPC, UTS, cgroup and network
 // namespaces (shareNet keeps the machine's network instead), no capabilities, a new session (no
-// TIOCSTI into the caller's terminal), death with kata, a fresh /proc, /dev and /tmp, and the
-// system folders read-only. A new network namespace holds only its own loopback, which bwrap
-// brings up.
+// TIOCSTI into the caller's terminal), a fresh /proc, /dev and /tmp, and the system folders
+// read-only. A new network namespace holds only its own loopback, which bwrap brings up. Not
+// --die-with-parent: bwrap would then die with kata before it has let its sandbox go, which
+// then waits for ever (see startBwrap); the sandbox's shim ends it with kata instead.
 func bwrapBase(shareNet bool) []string {
 	args := []string{"--unshare-all"}
 	if shareNet {
 		args = append(args, "--share-net")
 	}
 	args = append(args, "--cap-drop", "ALL",
-		"--die-with-parent", "--new-session",
+		"--new-session",
 		"--proc", "/proc", "--dev", "/dev",
 		"--size", strconv.Itoa(sandboxTmpSize), "--tmpfs", "/tmp",
 		"--size", strconv.Itoa(sandboxShmSize), "--tmpfs", "/dev/shm",
@@ -375,8 +376,9 @@ func parseShebang(head []byte) (interp, arg string, ok bool) {
 
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
 // read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
-// directory, and the info and block descriptors (3 and 4). The sandbox's program is the shim
-// (shimMain: kata's executable, shown read-only), which runs program; a process given the
+// directory, and the info and block descriptors (3 and 4). The sandbox's program, and its PID 1
+// (--as-pid-1), is the shim (shimMain: kata's executable, shown read-only), which runs
+// program; a process given the
 // Orders API (Spec.API) in a network namespace of its own also gets the folder of the API's
 // socket, read-only, and its shim forwards 127.0.0.1:apiPort there.
 func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
@@ -400,7 +402,7 @@ func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
 		"--bind", b.ws, b.ws,
 		"--ro-bind", exe, sandboxShim,
 		"--chdir", s.Cwd,
-		"--info-fd", "3", "--block-fd", "4")
+		"--info-fd", "3", "--block-fd", "4", "--as-pid-1")
 	shim := []string{"--", sandboxShim, shimArg}
 	if s.API && !shareNet {
 		args = append(args, "--ro-bind", b.hostTemp, sandboxAPIDir)
@@ -469,15 +471,19 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	// /proc/1/environ is readable there
 	cmd.Env = s.Env
 	cmd.Dir = "/"
-	// The sandbox waits on the block descriptor until kata has set its limits; a sandbox
-	// waiting there does not yet die with bwrap (--die-with-parent takes effect after it), and
-	// bwrap takes end of file there for "go". Were kata killed at that moment, bwrap would go
-	// on with nothing left to end it: the shim, its first program, then reads end of file on
-	// kata's lifeline (descriptor 5) and ends the sandbox before the learner's program runs.
-	cmd.ExtraFiles = []*os.File{infoW, blockR, life}
-	// --die-with-parent ties the sandbox to bwrap; PDEATHSIG ties bwrap to kata, so a kata
-	// killed with SIGKILL leaves no bwrap waiting (for a sandbox that never started, say)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Ending the sandbox with kata, SIGKILL included, is the shim's job, the sandbox's PID 1:
+	// it reads end of file on kata's lifeline (descriptor 5) the moment kata is gone, and the
+	// whole PID namespace ends with it. Neither bwrap nor its sandbox gets a parent-death
+	// signal: bwrap's own (--die-with-parent, or one of kata's) is in force before bwrap has
+	// let its sandbox go on (an eventfd it writes after the info descriptor), so a kata killed
+	// while a sandbox started took bwrap with it and left the sandbox waiting there for ever,
+	// where no program of kata's runs yet. bwrap now outlives kata just long enough to let the
+	// sandbox go; the sandbox then reads end of file on the block descriptor too, starts the
+	// shim, and the shim, finding kata gone, runs nothing and ends. bwrap also holds a read end
+	// of the info pipe (descriptor 6), so that writing its info after kata died does not kill it
+	// with SIGPIPE at the same spot.
+	cmd.ExtraFiles = []*os.File{infoW, blockR, life, infoR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.wire(cmd, s); err != nil {
 		infoW.Close()
 		blockR.Close()
@@ -520,14 +526,16 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 // initPID go on: the moment a killed kata leaves a sandbox still starting.
 var beforeRelease func(initPID int)
 
-// reapInit waits for the sandbox's init named by the pidfd fd when it has become kata's child,
-// then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
+// reapInit kills the sandbox's init named by the pidfd fd — bwrap has exited, so the sandbox
+// must end, even had something killed bwrap first — and waits for it when it has become kata's
+// child, then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
 // the sandbox's init is still ending; that init is then re-parented to its nearest subreaper —
 // kata itself during a grade (BecomeSubreaper) — and, unless kata waits for it, stays a zombie:
 // one per sandbox, thousands over a class. Called once bwrap has been reaped, so the init is
 // by then either reaped by bwrap (ECHILD) or kata's own child, about to end or ended.
 func reapInit(fd int) {
 	defer unix.Close(fd)
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PIDFD, fd, &info, unix.WEXITED, nil)

@@ -14,13 +14,11 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,16 +47,18 @@ func init() {
 	}
 }
 
-// shimMain is the shim: args are [--forward PORT SOCKET] -- PROGRAM ARGS…. It refuses to run
-// PROGRAM once kata is gone (the lifeline reads end of file), forwards 127.0.0.1:PORT to the
-// Unix socket SOCKET when asked, runs PROGRAM with ARGS (its environment and standard streams
-// are the shim's own), ends as soon as kata does, and otherwise exits as PROGRAM did: its exit
-// code, or 128+N when signal N killed it, as bwrap reports its program's end. The sandbox's
-// init ends the namespace when the shim ends, so the learner's program never outlives it.
+// shimMain is the shim, the sandbox's PID 1: args are [--forward PORT SOCKET] -- PROGRAM
+// ARGS…. It refuses to run PROGRAM once kata is gone (the lifeline reads end of file), forwards
+// 127.0.0.1:PORT to the Unix socket SOCKET when asked, runs PROGRAM with ARGS (its environment
+// and standard streams are the shim's own), reaps every process orphaned in the sandbox, and
+// exits as soon as kata is gone or PROGRAM has ended: with PROGRAM's exit code, or 128+N when
+// signal N killed it, as bwrap reports its program's end. Its exit ends the PID namespace: the
+// kernel kills every process left in it.
 //
-// The learner's program runs as the same user in the same namespaces: it may kill the shim
-// (which ends its own sandbox) or, where ptrace is allowed, take it over. Neither reaches
-// outside: the shim holds nothing the program lacks — no descriptor of kata's but the
+// The learner's program runs as the same user in the same namespaces, but cannot end or stop
+// the shim: a namespace's PID 1 gets no signal from inside it that it does not handle (the shim
+// handles every signal it can, and none ends it), and the shim is not dumpable, so it cannot be
+// traced. Nor does the shim hold anything the program lacks — no descriptor of kata's but the
 // lifeline's read end, no privilege, no other network — only the same socket to its own
 // grade's Orders API.
 func shimMain(args []string) int {
@@ -71,16 +71,17 @@ func shimMain(args []string) int {
 		return 127
 	}
 	program, progArgs := args[1], args[2:]
-	// SIGTERM, SIGINT and SIGHUP are for the learner's program: kata's shutdown sends SIGTERM
-	// to every process of the sandbox, and the shim must outlive the program's own shutdown.
-	// Caught, not ignored: an ignored signal would stay ignored in the program.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	// Every signal the shim can catch is caught and dropped: kata's shutdown sends SIGTERM to
+	// the program and everything it started, and the learner's code may send anything. Caught,
+	// not ignored: the program gets the default dispositions back when it starts.
+	signal.Notify(make(chan os.Signal, 64))
 	// kata's other packages have run their init (the binary is all of kata): give back the
 	// heap they built, which counts against the grade's memory cgroup
 	debug.FreeOSMemory()
 	if kataGone(0) {
-		// kata died while the sandbox was starting: bwrap let it go on, with nothing left to
-		// end it; run nothing, and the sandbox ends with the shim
+		// kata died while the sandbox was starting: run nothing, and the sandbox ends with
+		// the shim
 		return 1
 	}
 	go func() {
@@ -95,11 +96,12 @@ func shimMain(args []string) int {
 		}
 		go serveForward(ln, socket)
 	}
-	// descriptors bwrap passed on (the lifeline's read end) are not the program's
+	// descriptors bwrap passed on (the lifeline's and the info pipe's read ends) are not the
+	// program's
 	closeOnExecFrom(3)
-	cmd := &exec.Cmd{Path: program, Args: append([]string{program}, progArgs...), Env: os.Environ(),
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := cmd.Start(); err != nil {
+	proc, err := os.StartProcess(program, append([]string{program}, progArgs...), &os.ProcAttr{
+		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	if err != nil {
 		// as bwrap words a program it cannot run
 		fmt.Fprintf(os.Stderr, "bwrap: execvp %s: %v\n", program, unwrapPathErr(err))
 		return 1
@@ -110,14 +112,20 @@ func shimMain(args []string) int {
 		_ = unix.Dup2(int(null.Fd()), 1)
 		null.Close()
 	}
-	err := cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	// reap every child, the program's orphans included, until the program itself has ended
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
+			return 1
+		case pid == proc.Pid && ws.Signaled():
+			return 128 + int(ws.Signal())
+		case pid == proc.Pid && ws.Exited():
+			return ws.ExitStatus()
+		}
 	}
-	if err != nil && cmd.ProcessState == nil {
-		return 1
-	}
-	return cmd.ProcessState.ExitCode()
 }
 
 // kataGone waits up to timeout milliseconds (-1: for ever) for the lifeline to read end of
