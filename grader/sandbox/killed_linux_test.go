@@ -20,7 +20,7 @@ import (
 const envHalfStart = "KATA_TEST_HALF_START"
 
 // TestKilledWhileStartingLeavesNothing: a kata killed with SIGKILL while a sandbox is starting
-// (bwrap waits on its block descriptor, where --die-with-parent is not yet in force) leaves no
+// (bwrap has not yet let the sandbox go on, or the sandbox waits on its block descriptor) leaves no
 // process behind, not even an idle one, and the learner's program never runs.
 func TestKilledWhileStartingLeavesNothing(t *testing.T) {
 	if ws := os.Getenv(envHalfStart); ws != "" {
