@@ -40,9 +40,10 @@ type IsolationKind string
 // The kinds of isolation.
 const (
 	// IsolationBwrap: every learner process runs under bubblewrap (bwrap) in its own user, PID,
-	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders
-	// kata finds on its own PATH (read-only), the workspace (read-write) and an empty HOME, /tmp
-	// and /dev/shm.
+	// IPC, UTS, mount and (unless Isolation.NetShared) network namespaces, seeing only system
+	// folders (read-only), the tool folders kata finds on its own PATH (read-only), the
+	// workspace (read-write) and an empty HOME, /tmp and /dev/shm, and reaching no network but
+	// its own grade's Orders API.
 	IsolationBwrap IsolationKind = "bwrap"
 	// IsolationNone: no namespaces; the fallback guards of docs/grading.md#not-isolated only
 	// (process groups, a temporary HOME, rlimits, and on Linux PDEATHSIG, a non-dumpable grader
