@@ -414,8 +414,9 @@ func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
 
 var (
 	lifelineOnce sync.Once
-	lifelineR    *os.File
-	lifelineW    *os.File
+	// lifelineEnds are the lifeline's read and write ends, kept open for the life of the
+	// process (an *os.File nobody holds would be closed by the garbage collector).
+	lifelineEnds [2]*os.File
 	lifelineErr  error
 )
 
@@ -424,8 +425,11 @@ var (
 // close-on-exec; a sandbox gets the read end as lifelineFD). Its read end reads end of file
 // once kata is gone, however it died, and the sandbox's shim ends the sandbox then.
 func lifeline() (*os.File, error) {
-	lifelineOnce.Do(func() { lifelineR, lifelineW, lifelineErr = os.Pipe() })
-	return lifelineR, lifelineErr
+	lifelineOnce.Do(func() {
+		r, w, err := os.Pipe()
+		lifelineEnds, lifelineErr = [2]*os.File{r, w}, err
+	})
+	return lifelineEnds[0], lifelineErr
 }
 
 func fileExists(p string) bool {
