@@ -257,3 +257,33 @@ except Exception as e:
 		}
 	}
 }
+
+// TestHostileLearnerCannotEndTheShim: the sandbox's PID 1 is kata's shim, which ends the
+// sandbox once kata is gone; learner code sending it SIGKILL, SIGSTOP or any other signal, or
+// reading its memory, changes nothing: the program runs on and its exit status is reported.
+func TestHostileLearnerCannotEndTheShim(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	script := `for s in KILL STOP TERM INT HUP QUIT SEGV USR1; do kill -$s 1 2>/dev/null; done
+[ "$(cut -d' ' -f3 /proc/1/stat)" = S ] || echo "shim state $(cut -d' ' -f3 /proc/1/stat)"
+head -c1 /proc/1/mem 2>/dev/null && echo "read the shim's memory"
+echo alive; exit 7`
+	box, err := New(ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	out := NewTail(1 << 16)
+	p, err := Start(box, Spec{WS: ws, Command: "sh", Args: []string{"-c", script}, Env: box.Env(nil), Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin.Close()
+	<-p.Done()
+	if got := out.Since(0, 1<<16); strings.TrimSpace(got) != "alive" {
+		t.Errorf("learner code reached the shim:\n%s", got)
+	}
+	if got := p.ExitMsg().English(); got != "exited with code 7" {
+		t.Errorf("the program %s, want exited with code 7", got)
+	}
+}
