@@ -109,3 +109,37 @@ func inNamespace(ns string) []int {
 	}
 	return pids
 }
+
+// TestKillOfAnEndedSandboxSparesTheNext: the kernel gives a new PID namespace the inode number
+// of one that just ended, so stopping a sandbox that has already ended must not signal by that
+// number: it would reach the next sandbox, another server of the grade or another learner's.
+// The test makes the reuse certain: the ended sandbox's number is set to the next one's.
+func TestKillOfAnEndedSandboxSparesTheNext(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	box, err := New(ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	ended, err := Start(box, Spec{WS: ws, Command: "true", Env: box.Env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended.Done()
+	next, err := Start(box, Spec{WS: ws, Command: "sh", Args: []string{"-c", "echo started; read x; echo survived"}, Env: box.Env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Kill(0)
+	lines := bufio.NewScanner(next.Stdout)
+	if !lines.Scan() || lines.Text() != "started" {
+		t.Fatalf("the next sandbox did not start: %q", lines.Text())
+	}
+	ended.pidNS = next.pidNS
+	ended.Kill(0)
+	fmt.Fprintln(next.Stdin, "go on")
+	if !lines.Scan() || lines.Text() != "survived" {
+		t.Errorf("stopping an ended sandbox reached the next one (%s)", next.ExitMsg().English())
+	}
+}

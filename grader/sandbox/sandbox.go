@@ -295,6 +295,9 @@ func hostTempDir() (string, error) {
 	return os.MkdirTemp(base, pattern)
 }
 
+// apiSocketName is the name of the Orders API's Unix socket in the run's temporary folder.
+const apiSocketName = "api.sock"
+
 // maxSocketPath is the longest path a Unix socket may have (sun_path, less its NUL).
 const maxSocketPath = 107
 
@@ -517,6 +520,10 @@ type Process struct {
 	errR, errW *os.File
 	following  <-chan struct{}
 
+	// signalSandbox, under bwrap, sends a signal into the sandbox while it exists (see
+	// startBwrap); nil otherwise.
+	signalSandbox func(syscall.Signal)
+
 	// afterWait, when set, runs once the process has been reaped and before Done is closed:
 	// under bwrap it reaps the sandbox's init if that was re-parented to kata (reapInit).
 	afterWait func()
@@ -722,12 +729,10 @@ func (p *Process) Kill(grace time.Duration) {
 // signals to every member but the init.
 func (p *Process) signalAll(sig syscall.Signal) {
 	switch {
+	case p.signalSandbox != nil:
+		p.signalSandbox(sig)
 	case p.pidNS == 0:
 		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
-	case sig == syscall.SIGKILL:
-		_ = syscall.Kill(p.nsInit, syscall.SIGKILL)
-	default:
-		signalNamespace(p.pidNS, p.nsInit, sig)
 	}
 }
 

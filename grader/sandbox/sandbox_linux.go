@@ -511,11 +511,7 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.Command), "Output", strings.TrimSpace(p.Stderr.Since(0, 1024)))
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
-	// The sandbox's init is still waiting on the block descriptor: a pidfd names that very
-	// process, however soon its PID is reused after it ends.
-	if fd, err := unix.PidfdOpen(info.ChildPID, 0); err == nil {
-		p.afterWait = func() { reapInit(fd) }
-	}
+	p.pinSandbox(info)
 	setLimits(info.ChildPID, s.Limits, 0)
 	// the sandbox's init joins the grade's memory cgroup before it starts the program
 	_ = b.mem.add(info.ChildPID)
@@ -524,6 +520,50 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 	}
 	blockW.Write([]byte{1})
 	return nil
+}
+
+// pinSandbox takes hold of the sandbox whose init bwrap reported in info, while that init still
+// waits on the block descriptor: a pidfd names that very process, however soon its PID is
+// reused after it ends, and an open descriptor of its PID namespace keeps the namespace's
+// inode number from going to another sandbox's namespace while kata may still signal by it
+// (signalNamespace; the kernel reuses those numbers at once). Both are let go, under sigMu,
+// once the sandbox has ended and its init was reaped (afterWait); signals sent after that
+// reach nothing.
+func (p *Process) pinSandbox(info bwrapInfo) {
+	var mu sync.Mutex
+	initFD, _ := unix.PidfdOpen(info.ChildPID, 0)
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/pid", info.ChildPID))
+	if err == nil {
+		var st unix.Stat_t
+		if unix.Fstat(int(ns.Fd()), &st) != nil || st.Ino != info.PIDNamespace {
+			ns.Close()
+			ns = nil
+		}
+	} else {
+		ns = nil
+	}
+	p.signalSandbox = func(sig syscall.Signal) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case sig == syscall.SIGKILL && initFD >= 0:
+			_ = unix.PidfdSendSignal(initFD, unix.SIGKILL, nil, 0)
+		case sig != syscall.SIGKILL && ns != nil:
+			signalNamespace(p.pidNS, p.nsInit, sig)
+		}
+	}
+	p.afterWait = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if initFD >= 0 {
+			reapInit(initFD)
+			initFD = -1
+		}
+		if ns != nil {
+			ns.Close()
+			ns = nil
+		}
+	}
 }
 
 // beforeRelease, when set (tests only), runs just before kata lets a sandbox whose init is

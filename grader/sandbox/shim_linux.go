@@ -33,7 +33,6 @@ const shimArg = "__kata-sandbox-shim__"
 const (
 	sandboxShim   = "/run/kata-shim"
 	sandboxAPIDir = "/run/kata-api"
-	apiSocketName = "api.sock"
 )
 
 // lifelineFD is the descriptor on which the shim finds the read end of kata's lifeline: a pipe
