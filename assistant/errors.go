@@ -8,7 +8,7 @@ import (
 )
 
 // The categories of a failed tool call (a ToolError's errorCategory), kata's own typed error
-// contract for its tools; README.md ("Use with an assistant") documents them. The MCP
+// contract for its tools; docs/assistant.md documents them. The MCP
 // specification defines no categories: like the katas' contracts, this one is a convention
 // carried in structuredContent.
 const (

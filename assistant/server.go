@@ -6,7 +6,7 @@
 // (a listing carries titles and sizes, never bodies); the ready prompts of every prompts layer
 // as MCP prompts with their arguments; and four tools: list_katas, grade_workspace, quiz_item
 // and check_answer. A failed tool call is a tools/call result with isError true whose
-// structuredContent is a ToolError; README.md ("Use with an assistant") documents the contract.
+// structuredContent is a ToolError; docs/assistant.md documents the contract.
 //
 // ExportSkill writes a packet as a Claude Code skill folder and its agents layer as subagent
 // definitions.
