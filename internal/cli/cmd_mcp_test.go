@@ -85,7 +85,8 @@ func referenceWorkspace(t *testing.T, ref string) string {
 }
 
 // TestMCPServerBinary drives the built binary's `kata mcp` over a real stdio transport, with
-// the go-sdk client and with the official TypeScript SDK's client.
+// the go-sdk client and with the official TypeScript SDK's client (client.mjs: the tools,
+// resources and prompts; robust.mjs: protocol 2025-03-26, malformed input, quiz seeds).
 func TestMCPServerBinary(t *testing.T) {
 	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	tmp := t.TempDir()
@@ -196,6 +197,37 @@ func TestMCPServerBinary(t *testing.T) {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("the client's output lacks %q", want)
 			}
+		}
+
+		// The same SDK's client at 2025-03-26, with malformed lines written between its
+		// requests: each gets its JSON-RPC error, and the session goes on.
+		robust := exec.Command("node", "robust.mjs", bin)
+		robust.Dir = client
+		robust.Env = env
+		stderr.Reset()
+		robust.Stderr = &stderr
+		out, err = robust.Output()
+		t.Logf("node robust.mjs:\n%s", out)
+		if err != nil {
+			t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr.String())
+		}
+		for _, want := range []string{
+			"connected at 2025-03-26: kata ",
+			"malformed JSON: error -32700 id null, then tools/list 4 tools",
+			"empty batch: error -32600 id null, then tools/list 4 tools",
+			"batch: error -32600 id null, then tools/list 4 tools",
+			"jsonrpc 1.0: error -32600 id 77, then tools/list 4 tools",
+			"object id: error -32600 id null, then tools/list 4 tools",
+			"40 MB line: error -32600 id null, then tools/list 4 tools",
+			"quiz_item seed safe, passed back: same item true",
+			"closed",
+		} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("robust.mjs's output lacks %q", want)
+			}
+		}
+		if strings.Contains(string(out), "kata (devel)") {
+			t.Error("serverInfo.version is Go's placeholder (devel)")
 		}
 	})
 }
