@@ -2,7 +2,9 @@
 // packet as a Claude Code skill.
 //
 // The server (New, Serve) speaks MCP over stdio with the official Go SDK, at protocol revision
-// 2025-11-25. It offers each packet layer and each task step as a resource, read one at a time
+// 2025-11-25 (and the older revisions of ProtocolVersions), through a transport of its own
+// (lineTransport) that answers malformed input with JSON-RPC errors instead of ending the
+// session, and sends no response to a cancelled request. It offers each packet layer and each task step as a resource, read one at a time
 // (a listing carries titles and sizes, never bodies); the ready prompts of every prompts layer
 // as MCP prompts with their arguments; and four tools: list_katas, grade_workspace, quiz_item
 // and check_answer. A failed tool call is a tools/call result with isError true whose
