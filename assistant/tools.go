@@ -173,7 +173,8 @@ func (s *server) addTools(ms *mcp.Server) error {
 			Description: "Grades a learner's workspace folder (one made by `kata init`, holding kata.json) against its kata's hidden " +
 				"fixtures, as `kata grade --json` does: it launches the workspace's server (and client), so it runs the " +
 				"learner's code. Returns the report: status pass, fail or error, and every test with its task_id and, on " +
-				"failure, a message. Takes from seconds to a minute or two; sends progress when asked to.",
+				"failure, a message. Each call records the grade in the learner's progress. Takes from seconds to a minute " +
+				"or two; sends progress when asked to.",
 			// Not read-only and not idempotent: each call records a grade in the learner's
 			// progress. Not destructive: it adds a grade and changes nothing else. Open world: it
 			// runs the learner's code, which kata does not control.
