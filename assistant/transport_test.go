@@ -169,6 +169,8 @@ func TestHostileLinesGetErrorsAndTheSessionGoesOn(t *testing.T) {
 		{`"ping"`, -32600, "null"},
 		{`null`, -32600, "null"},
 		{"\xff\xfe", -32700, "null"},
+		{strings.Repeat("[", 100000), -32700, "null"},
+		{`{"jsonrpc":"2.0","id":12,"method":"ping","params":` + strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000) + "}", -32700, "null"},
 		{`{"jsonrpc":"2.0","id":10,"method":"logging/setLevel","params":{"level":"debug"}}`, -32601, "10"},
 	} {
 		s.send(c.line)
