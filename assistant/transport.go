@@ -293,7 +293,7 @@ func decode(data []byte) (msg jsonrpc.Message, id any, code int64, text string) 
 		switch obj["params"].(type) {
 		case nil, map[string]any, []any:
 		default:
-			return nil, id, codeInvalidRequest, "Invalid Request: params must be an object"
+			return nil, id, codeInvalidRequest, "Invalid Request: params must be an object (or an array)"
 		}
 		if p, present := obj["params"]; present && p == nil {
 			return nil, id, codeInvalidRequest, "Invalid Request: params must be an object, not null"
