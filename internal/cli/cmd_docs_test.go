@@ -14,12 +14,14 @@ import (
 	"github.com/kata-mcp/kata/packets"
 )
 
-// TestEveryPrintedDocLinkResolves: every docs/PAGE.md#SECTION link that kata can print (in a
-// message catalog, in the code, in a packet, or a rule's link in the rule index) is a page and a
-// section `kata docs` prints, so a user with only the binary can follow it.
+// TestEveryPrintedDocLinkResolves: every docs/PAGE.md#SECTION link, and every `kata docs
+// PAGE#SECTION`, that kata can print (in a message catalog, in the code, in a packet, or a
+// rule's link in the rule index) is a page and a section `kata docs` prints, so a user with only
+// the binary can follow it.
 func TestEveryPrintedDocLinkResolves(t *testing.T) {
 	root := filepath.Join("..", "..")
 	link := regexp.MustCompile(`docs/([a-z0-9-]+)\.md(#[A-Za-z0-9_-]+)?`)
+	command := regexp.MustCompile(`kata docs ([a-z0-9-]+)#([A-Za-z0-9_-]+)`) // a hint that names the command
 	links := map[string]string{} // link -> one file that holds it
 	for _, dir := range []string{"internal", "grader", "katas", "ui", "assistant", "workshop", "packets"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -35,6 +37,9 @@ func TestEveryPrintedDocLinkResolves(t *testing.T) {
 			}
 			for _, m := range link.FindAllString(string(b), -1) {
 				links[m] = path
+			}
+			for _, m := range command.FindAllStringSubmatch(string(b), -1) {
+				links["docs/"+m[1]+".md#"+m[2]] = path
 			}
 			return nil
 		})
