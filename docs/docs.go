@@ -68,6 +68,9 @@ func Get(ref string) (Page, bool) {
 	return Page{Name: name, Title: title, Markdown: md}, true
 }
 
+// WithoutAnchors returns md without its <a id="…"></a> tags, for a renderer that would show them.
+func WithoutAnchors(md string) string { return anchorTag.ReplaceAllString(md, "") }
+
 // Split splits a link such as docs/grading.md#seed into the page and the anchor ("" when
 // there is none).
 func Split(ref string) (page, anchor string) {

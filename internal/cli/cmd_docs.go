@@ -39,15 +39,17 @@ func newDocsCmd() *cobra.Command {
 			if !ok {
 				return i18n.Err("out.unknown_doc", "Page", ref, "Known", strings.Join(docs.Names(), ", "))
 			}
-			if anchor == "" {
-				_, err := fmt.Fprint(out, p.Markdown)
-				return err
+			text := p.Markdown
+			if anchor != "" {
+				var err error
+				if text, err = docs.Section(p, anchor); err != nil {
+					return i18n.Err("out.unknown_doc_section", "Page", p.Name, "Anchor", anchor)
+				}
 			}
-			text, err := docs.Section(p, anchor)
-			if err != nil {
-				return i18n.Err("out.unknown_doc_section", "Page", p.Name, "Anchor", anchor)
+			if isTerminal(out) { // rendered as kata show renders a layer; piped, the Markdown as it is
+				return showRendered(out, docs.WithoutAnchors(text))
 			}
-			_, err = fmt.Fprint(out, text)
+			_, err := fmt.Fprint(out, text)
 			return err
 		},
 	}
