@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/kata-mcp/kata/assistant"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/record"
+	"github.com/kata-mcp/kata/internal/version"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -45,7 +45,7 @@ func newMCPCmd() *cobra.Command {
 			rec := record.New(errw, i18n.New(userLocale(cmd))) // safe for grades that finish concurrently
 			defer rec.Close()
 			return assistant.Serve(ctx, localized(cmd, lib), assistant.Options{
-				Version: buildVersion(),
+				Version: version.String(),
 				Logger:  slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})),
 				OnGrade: rec.Record,
 			})
@@ -96,12 +96,4 @@ func sameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
-// buildVersion is the module version the binary was built from ("(devel)" for a local build).
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
