@@ -28,7 +28,8 @@ func newMCPCmd() *cobra.Command {
 		Long: "kata mcp is an MCP server over stdio (protocol 2025-11-25) for an assistant such as Claude Code:\n" +
 			"every packet layer and task step is a resource (kata://KATA/LAYER, kata://KATA/task/N), the ready\n" +
 			"prompts are prompts, and the tools list_katas, grade_workspace, quiz_item and check_answer grade\n" +
-			"workspaces and run exam items. Grades are saved to your progress like kata grade's.\n\n" +
+			"workspaces and run exam items. Grades are saved to your progress like kata grade's. Clients on\n" +
+			"protocol 2025-06-18, 2025-03-26 and 2024-11-05 connect too.\n\n" +
 			"kata mcp --print-config prints the .mcp.json entry that starts it (project scope).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
