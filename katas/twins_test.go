@@ -251,14 +251,14 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Move the key of se-03 from its second option to its first, and cut se-05 out.
-	se03 := strings.Index(twExam, "## `se-03`")
-	se04 := strings.Index(twExam, "## `se-04`")
+	// Move the key of se-02 from its second option to its first, and cut se-05 out.
+	se03 := strings.Index(twExam, "## `se-02`")
+	se04 := strings.Index(twExam, "## `se-03`")
 	item := twExam[se03:se04]
 	first := strings.Index(item, "- [ ] ")
 	key := strings.Index(item, "- [x] ")
 	if first < 0 || key < first {
-		t.Fatalf("se-03 in exam.ru.md no longer has a distractor before its key")
+		t.Fatalf("se-02 in exam.ru.md no longer has a distractor before its key")
 	}
 	moved := item[:first] + "- [x] " + item[first+6:key] + "- [ ] " + item[key+6:]
 	se05 := strings.Index(twExam, "## `se-05`")
@@ -271,13 +271,13 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 	for _, it := range enItems {
 		byID[it.ID] = it
 	}
-	se03en, se05en := byID["se-03"], byID["se-05"]
+	se03en, se05en := byID["se-02"], byID["se-05"]
 	if len(se03en.Options) != 4 || !se03en.Options[1].Key {
-		t.Fatalf("se-03 in exam.md no longer has four options keyed on the second: %+v", se03en.Options)
+		t.Fatalf("se-02 in exam.md no longer has four options keyed on the second: %+v", se03en.Options)
 	}
 	want := []string{
-		fmt.Sprintf("item se-03: option 1 of 4 is a key (checked) here but a distractor (unchecked) in %s:%d", enFile, se03en.Options[0].Line),
-		fmt.Sprintf("item se-03: option 2 of 4 is a distractor (unchecked) here but a key (checked) in %s:%d", enFile, se03en.Options[1].Line),
+		fmt.Sprintf("item se-02: option 1 of 4 is a key (checked) here but a distractor (unchecked) in %s:%d", enFile, se03en.Options[0].Line),
+		fmt.Sprintf("item se-02: option 2 of 4 is a distractor (unchecked) here but a key (checked) in %s:%d", enFile, se03en.Options[1].Line),
 		fmt.Sprintf("item se-05 of %s:%d is missing here", enFile, se05en.Line),
 	}
 	got := ps.Error()
