@@ -398,7 +398,7 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 }
 
 // moduleDownload is the one step kata runs with the machine's network, before the build, in a
-// sandbox whose network is otherwise its own (docs/grading.md#dependencies): it downloads the
+// sandbox whose network is otherwise its own (docs/grading.md#kata-json): it downloads the
 // Go modules the workspace's go.sum pins into its GOPATH (.kata/go), so that the build, the
 // server and the client, which get no network, find them there.
 var moduleDownload = &Command{Command: "go", Args: []string{"mod", "download"}}
