@@ -111,6 +111,9 @@ type launchSpec struct {
 	hidden string
 	// handshake, when set, replaces handshakeTimeout (Options.handshake: the grader's own tests).
 	handshake time.Duration
+	// api gives the process the run's Orders API (sandbox.Spec.API): the server's spec, not
+	// the client's, nor that of a server whose Orders API must refuse.
+	api bool
 }
 
 // handshakeWait is how long launchServer waits for the initialize exchange.
@@ -144,7 +147,7 @@ func hiddenPath(box *sandbox.Box, dir, cwd, command string, args []string) strin
 
 // start starts the process spec describes, with the memory limit of a server or client.
 func (spec launchSpec) start() (*sandbox.Process, error) {
-	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}})
+	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}, API: spec.api})
 }
 
 // launchServer starts the server and completes the MCP handshake at ProtocolVersion. Any
