@@ -133,6 +133,31 @@ func TestQuizRecordsAnswers(t *testing.T) {
 	}
 }
 
+// TestQuizEnterWithNothingMarkedAnswersNothing: enter with no option marked does not answer
+// the option under the cursor: nothing is recorded, the card is not rated, and the screen says
+// what to do; the quiz is then answered with a letter and enter as usual.
+func TestQuizEnterWithNothingMarkedAnswersNothing(t *testing.T) {
+	st := newMemStore()
+	d := newDriver(t, Options{Store: st}, 80, 24)
+	d.press("enter", "x", "down", "enter")
+	d.mustSee("Nothing is marked yet")
+	d.mustNotSee("✓ correct", "✗ incorrect", "rated")
+	st.mu.Lock()
+	n := len(st.answers)
+	st.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("enter with nothing marked recorded %d answers", n)
+	}
+	d.pick(true)
+	d.mustSee("✓ correct")
+	// The mock exam too: enter with nothing marked stays on the item and marks nothing.
+	d.press("esc", "esc", "x", "enter")
+	d.mustSee("item 1 of", "Nothing is marked yet")
+	if ref := d.mock().Current().Ref; len(d.mock().Chosen(ref)) != 0 {
+		t.Errorf("enter with nothing marked chose %v", d.mock().Chosen(ref))
+	}
+}
+
 func TestReviewRunsDueThenNewCards(t *testing.T) {
 	st := newMemStore()
 	lib := loadLib(t)

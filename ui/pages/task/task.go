@@ -259,6 +259,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.run = nil
 		m.finish(msg.rep)
 		cmd = m.recordGrade(msg.rep)
+		// The note said why this grading ran ("A file changed: grading again."); it is over,
+		// so the workspace line goes back to ready (a note kept here outlived its grading).
+		m.note = ""
 		if m.regrade {
 			m.regrade = false
 			m.note = m.c.T("task.changed_while")

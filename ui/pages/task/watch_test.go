@@ -106,6 +106,11 @@ func TestTaskScreenRegradesOnSave(t *testing.T) {
 	}
 	m.Update(gradeDoneMsg{id: first, rep: passing()})
 	if !m.running() || m.run.id == first || !strings.Contains(m.View(), "A file changed while grading: grading again.") {
-		t.Errorf("a save during the grading did not grade again when it ended:\n%s", m.View())
+		t.Fatalf("a save during the grading did not grade again when it ended:\n%s", m.View())
+	}
+	// Once the re-grade ends, the workspace line says ready again, not "grading again".
+	m.Update(gradeDoneMsg{id: m.run.id, rep: passing()})
+	if v := m.View(); m.running() || strings.Contains(v, "grading again") || !strings.Contains(v, "Ready") {
+		t.Errorf("after the re-grade ended the status did not return to ready:\n%s", v)
 	}
 }
