@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -56,7 +57,7 @@ func TestGoldenScreens(t *testing.T) {
 		w, h := size[0], size[1]
 		sz := fmt.Sprintf("-%dx%d", w, h)
 		st := newMemStore()
-		st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "pass", Passed: 9}}
+		st.grades = []progress.GradeRun{{Kata: "mini-kata", Workspace: "/nonexistent/kata/mini-kata", Status: "pass", Passed: 9, Seed: 7, Duration: 1200 * time.Millisecond, At: time.Date(2026, 3, 2, 9, 30, 0, 0, time.Local)}}
 		opts := Options{Store: st, Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
 		d := newDriver(t, opts, w, h)
 		golden(t, d, "catalog"+sz)

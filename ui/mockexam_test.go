@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -290,12 +291,21 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	d2.press("s", "y")
 	d2.mustSee("Scaled score 280", "(raw 1/5)")
 	d2.press("esc")
-	// issue 16, defect 6: each kata shows the score the result screen showed, labelled — not
-	// its own share of the exam (550 and 100 here), which matched nothing the learner saw
-	d2.mustSee("best mock exam 280 (raw 1/5)")
+	// issue 16, defect 6: each kata shows the score the result screen showed, labelled; and
+	// (issue 27) its own share of the exam (550 and 100 here), the figure kata stats shows
+	d2.mustSee("best mock exam 280 (raw 1/5), 100 on its items", "best mock exam 280 (raw 1/5), 550 on its items")
 	d2.mustNotSee("best mock exam 550", "best mock exam 100")
 	if n := strings.Count(d2.view(), "best mock exam 280 (raw 1/5)"); n != 3 {
 		t.Errorf("%d katas show the exam's score, want all three:\n%s", n, d2.view())
+	}
+	stats, err := st.Stats(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range stats.Katas {
+		if want := fmt.Sprintf("%d on its items", k.BestScaled); !strings.Contains(d2.view(), want) {
+			t.Errorf("kata stats gives %s %d, the catalog does not say %q:\n%s", k.Kata, k.BestScaled, want, d2.view())
+		}
 	}
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {

@@ -193,7 +193,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop, Workspace: opts.Workspace})
 	if opts.Workshop != nil {
 		cc.SetWorkshop(opts.Workshop.Status()) // locks hold from the first frame
 	}

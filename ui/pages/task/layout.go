@@ -85,6 +85,8 @@ func (m *Model) summary(b *block) (spinAt int) {
 	case m.running():
 		spinAt = len(*b)
 		*b = append(*b, m.gradingLine())
+	case m.report == nil && m.stored != nil:
+		m.storedSummary(b)
 	case m.report == nil:
 		b.add(common.WrapHanging("", m.c.T("task.press_grade", "Key", keymap.Name(m.c.Keys.Task.Grade)), w))
 	case m.report.Status == grader.StatusError:
@@ -122,6 +124,29 @@ func (m *Model) summary(b *block) (spinAt int) {
 		}
 	}
 	return spinAt
+}
+
+// storedSummary lays out the last grade the progress store kept for this workspace (a grade
+// of an earlier run of the app, or of kata grade): when, its counts and seed, and that grading
+// again shows each test.
+func (m *Model) storedSummary(b *block) {
+	st := m.c.Styles
+	w := m.c.Width
+	g := m.stored
+	when := g.At.Local().Format("2006-01-02 15:04")
+	var s string
+	if g.Status == grader.StatusError {
+		s = m.c.T("task.stored_error", "When", when)
+	} else {
+		counts := m.c.T("grade.passed_failed", "Passed", g.Passed, "Failed", g.Failed)
+		if g.Errored > 0 {
+			counts += m.c.T("grade.and_errored", "Errored", g.Errored)
+		}
+		s = st.Mark(g.Status) + " " + m.c.T("task.stored", "When", when, "Counts", st.Label.Render(counts)) +
+			st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", g.Seed)+" · "+g.Duration.Round(time.Millisecond).String())
+	}
+	b.add(common.WrapHanging("", s, w))
+	b.add(st.Subtle.Render(common.WrapHanging("", m.c.T("task.stored_again", "Key", keymap.Name(m.c.Keys.Task.Grade)), w)))
 }
 
 // workspace lays out where the workspace is, its language and what to do with it.

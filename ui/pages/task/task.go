@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
@@ -52,12 +53,15 @@ type Model struct {
 	// report is the grading on show (nil while one runs); last the latest finished one, prev
 	// the one before it: the screen says what changed between them.
 	report, last, prev *grader.Report
-	order              []string // the run's fixed test order (grader.TestOrder)
-	rules              map[grader.RuleID]grader.Rule
-	step               int    // the selected step, an index into p.Task.Steps
-	open               bool   // the selected step is open: its text beside its tests
-	test               string // the id of the selected test of the open step
-	follow             bool
+	// stored is the last grade of this workspace the progress store kept (from an earlier run
+	// of the app or kata grade), shown until a grading of this run takes its place.
+	stored *progress.GradeRun
+	order  []string // the run's fixed test order (grader.TestOrder)
+	rules  map[grader.RuleID]grader.Rule
+	step   int    // the selected step, an index into p.Task.Steps
+	open   bool   // the selected step is open: its text beside its tests
+	test   string // the id of the selected test of the open step
+	follow bool
 	// regrade is set when a file changed during a grading: grade again when it ends.
 	regrade bool
 	// watching is set once the watcher command is out: later workspace checks start none.
@@ -122,15 +126,28 @@ func (m *Model) language() string {
 	return m.c.Language(m.p.Languages, m.chosen)
 }
 
+// storedGradeMsg carries the last grade of workspace dir that the progress store kept.
+type storedGradeMsg struct {
+	kata, dir string
+	g         *progress.GradeRun
+}
+
 // Open returns the commands that check the workspace folder and read the language chosen for
-// the kata; the root calls it when the screen is shown.
+// the kata and the workspace's last grade; the root calls it when the screen is shown.
 func (m *Model) Open() tea.Cmd {
-	id := m.p.ID
+	id, dir := m.p.ID, m.dir
 	read := m.c.Read(m.c.T("store.reading_language"), func(s common.Store) (tea.Msg, error) {
 		l, err := s.Language(id)
 		return common.LanguageMsg{Kata: id, Language: l}, err
 	})
-	return tea.Batch(statWorkspace(m.p.ID, m.dir), read)
+	var last tea.Cmd
+	if m.last == nil { // a grade of this run is newer than anything stored
+		last = m.c.Read(m.c.T("store.reading_last_grade"), func(s common.Store) (tea.Msg, error) {
+			g, err := s.LastGradeIn(id, dir)
+			return storedGradeMsg{kata: id, dir: dir, g: g}, err
+		})
+	}
+	return tea.Batch(statWorkspace(m.p.ID, m.dir), read, last)
 }
 
 // running reports whether a grading is in flight.
@@ -230,6 +247,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.chosen = msg.Language
+	case storedGradeMsg:
+		if msg.kata != m.p.ID || msg.dir != m.dir {
+			return nil
+		}
+		m.stored = msg.g
 	case common.RenderedMsg:
 		if !m.stepText.Take(msg) {
 			return nil
