@@ -72,13 +72,18 @@ func TestFlickingThroughLayersReadsNone(t *testing.T) {
 	}
 
 	// The long knowledge layer: its time alone is not enough, nor is scrolling to the end alone.
+	// The title shows that the reading is counted, and how much is left (issue 27).
 	d.press("enter", "1")
-	d.advance(2 * time.Minute)
+	d.mustSee("counts as read in 1:2")
+	d.advance(30 * time.Second)
+	d.mustSee("counts as read in 0:5")
+	d.advance(90 * time.Second)
 	if st.layers["mini-kata/knowledge"] {
 		t.Fatal("a layer never scrolled to its end counts as read")
 	}
+	d.mustSee("scroll to the end to count it read")
 	d.press("G")
-	d.mustSee("The very last line of the layer.", "read")
+	d.mustSee("The very last line of the layer.", "read · 100%")
 	if !st.layers["mini-kata/knowledge"] {
 		t.Fatal("a layer on screen long enough and scrolled through is not read")
 	}
