@@ -191,7 +191,7 @@ func (m *Model) listContent() (lines []string, first, last int) {
 	b.add("")
 	b.add(st.Label.Render(m.c.T("task.steps")) + st.Subtle.Render(" · "+keymap.Says(m.c.Keys.Task.Open, m.c.T("task.read_step"))))
 	first = -1
-	for i, s := range m.p.Task.Steps {
+	for i, s := range m.task().Steps {
 		line := m.stepLine(s, i == m.step)
 		if i == m.step {
 			first = len(b)
@@ -380,7 +380,7 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 		}
 	}
 	if withStep {
-		if _, ok := m.p.Task.Step(t.Step); ok {
+		if _, ok := m.task().Step(t.Step); ok {
 			parts = append(parts, m.c.T("task.step_says", "Step", t.Step, "Key", keymap.Name(m.c.Keys.Task.Open)))
 		}
 	}
@@ -389,7 +389,7 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 
 // stepLabel names a task step: "step 2 · Map failures".
 func (m *Model) stepLabel(n int) string {
-	if s, ok := m.p.Task.Step(n); ok {
+	if s, ok := m.task().Step(n); ok {
 		return m.c.T("grade.step_title", "Step", n, "Title", s.Title)
 	}
 	if n > 0 {
@@ -408,7 +408,7 @@ func (m *Model) firstFailure() *grader.TestResult {
 
 // stepIndex is the index of step n in the task, -1 if none.
 func (m *Model) stepIndex(n int) int {
-	for i, s := range m.p.Task.Steps {
+	for i, s := range m.task().Steps {
 		if s.Number == n {
 			return i
 		}
@@ -418,10 +418,10 @@ func (m *Model) stepIndex(n int) int {
 
 // selectedStep is the step under the cursor.
 func (m *Model) selectedStep() (katas.Step, bool) {
-	if m.step < 0 || m.step >= len(m.p.Task.Steps) {
+	if m.step < 0 || m.step >= len(m.task().Steps) {
 		return katas.Step{}, false
 	}
-	return m.p.Task.Steps[m.step], true
+	return m.task().Steps[m.step], true
 }
 
 // stepTests are the selected step's tests, in the run's order.
@@ -460,7 +460,9 @@ func (m *Model) selectedTest() *grader.TestResult {
 }
 
 // stepDoc is the rendering key's document of step s.
-func (m *Model) stepDoc(s katas.Step) string { return m.p.ID + "#step-" + strconv.Itoa(s.Number) }
+func (m *Model) stepDoc(s katas.Step) string {
+	return m.p.ID + "#" + m.language() + "#step-" + strconv.Itoa(s.Number)
+}
 
 // requestStep asks for the open step's text at its width and style.
 func (m *Model) requestStep() tea.Cmd {

@@ -67,6 +67,10 @@ type Model struct {
 	// watching is set once the watcher command is out: later workspace checks start none.
 	watching bool
 	stepText stem.Model // the open step's text, rendered
+	// tk is the task as read in the workspace's language tkLang (katas.Packet.TaskIn): the
+	// steps name that language's functions, types and null.
+	tk     katas.Task
+	tkLang string
 	opts     Options
 	vp       *viewport.Model
 	// top is the summary above the viewport (always in sight); lines the content laid out for
@@ -130,6 +134,15 @@ func (m *Model) language() string {
 type storedGradeMsg struct {
 	kata, dir string
 	g         *progress.GradeRun
+}
+
+// task is the task in the workspace's language (the one chosen, or the default before the
+// workspace exists).
+func (m *Model) task() katas.Task {
+	if lang := m.language(); lang != m.tkLang || m.tk.Steps == nil {
+		m.tk, m.tkLang = m.p.TaskIn(lang), lang
+	}
+	return m.tk
 }
 
 // Open returns the commands that check the workspace folder and read the language chosen for
@@ -378,7 +391,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = ""
 			return m.startGrade()
 		}
-	case key.Matches(msg, k.Open) && !m.open && len(m.p.Task.Steps) > 0:
+	case key.Matches(msg, k.Open) && !m.open && len(m.task().Steps) > 0:
 		m.open, m.test, m.follow = true, "", true
 		m.vp.GotoTop()
 		return m.requestStep()
@@ -396,7 +409,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) move(d int) {
 	m.follow = true
 	if !m.open {
-		m.step = max(min(m.step+d, len(m.p.Task.Steps)-1), 0)
+		m.step = max(min(m.step+d, len(m.task().Steps)-1), 0)
 		return
 	}
 	ts := m.stepTests()
