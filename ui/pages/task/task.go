@@ -71,8 +71,8 @@ type Model struct {
 	// steps name that language's functions, types and null.
 	tk     katas.Task
 	tkLang string
-	opts     Options
-	vp       *viewport.Model
+	opts   Options
+	vp     *viewport.Model
 	// top is the summary above the viewport (always in sight); lines the content laid out for
 	// the width below it; spinAt is the line of top with the grading spinner (-1 for none),
 	// the only line a spinner tick redraws.
