@@ -438,6 +438,11 @@ func TestMockExamHelpFollowsStage(t *testing.T) {
 // cursor stays put when the countdown ticks; a key brings the cursor back into sight.
 func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 9)
+	// A short screen opens the item at its stem, saying there is more below (issue 27).
+	d.mustSee("Which two fields are booleans?", "↓ more below: pgup/pgdn", "pgup/pgdn page")
+	d.press("space")
+	d.mustSee("> [x] a) isError")
+	d.press("space")
 	d.mustSee("> [ ] a) isError")
 	for i := 0; i < 3; i++ {
 		d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})

@@ -318,3 +318,10 @@ func (c Common) ScreenName(s Screen) string {
 	}
 	return s.String()
 }
+
+// Overflower is a page whose content may not fit its height: while Overflows says so, the root
+// keeps the page's scroll keys in the key bar (on two lines if need be) rather than dropping
+// them to fit one line.
+type Overflower interface {
+	Overflows() bool
+}

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/progress"
@@ -469,18 +470,21 @@ func (m *Model) progress(ev grader.Event) {
 // View draws the task title and the content.
 func (m *Model) View() string {
 	st := m.c.Styles
-	title := st.Title.Render(m.p.Task.Title)
+	// The task's title gives way on a narrow screen; the step number, the "in English" marker
+	// and the scroll percentage after it always show.
+	var tail string
 	if m.open {
 		if s, ok := m.selectedStep(); ok {
-			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · "+m.c.T("grade.step", "Step", s.Number))
+			tail += st.Subtle.Render(" · " + m.c.T("grade.step", "Step", s.Number))
 		}
 	}
 	if m.p.InEnglish("task.md") {
-		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+		tail += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
 	}
 	if pc := m.vp.Percent(); pc != "" {
-		title += "  " + st.Subtle.Render(pc)
+		tail += "  " + st.Subtle.Render(pc)
 	}
+	title := common.Truncate(st.Title.Render(m.p.Task.Title), max(m.c.Width-lipgloss.Width(tail), 8)) + tail
 	top := ""
 	if len(m.top) > 0 {
 		top = strings.Join(m.top, "\n") + "\n"
