@@ -436,3 +436,7 @@ func (m *Model) Len() int { return len(m.deck) }
 
 // Finished reports whether the summary is on show.
 func (m *Model) Finished() bool { return m.finished }
+
+// Overflows reports whether the card on show is longer than the screen: the key bar then keeps
+// the scroll keys.
+func (m *Model) Overflows() bool { return m.vp.Overflows() }
