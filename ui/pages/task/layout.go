@@ -85,6 +85,9 @@ func (m *Model) summary(b *block) (spinAt int) {
 	case m.running():
 		spinAt = len(*b)
 		*b = append(*b, m.gradingLine())
+		if v := m.firstVerdict(); v != "" {
+			b.add(common.WrapHanging("  ", st.Label.Render(v), w))
+		}
 	case m.report == nil && m.stored != nil:
 		m.storedSummary(b)
 	case m.report == nil:

@@ -7,6 +7,7 @@ package task
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -63,6 +64,9 @@ type Model struct {
 	open   bool   // the selected step is open: its text beside its tests
 	test   string // the id of the selected test of the open step
 	follow bool
+	// first are the ids of the tests that failed in the last grade, run first in the grading
+	// under way (grader.Options.First).
+	first []string
 	// regrade is set when a file changed during a grading: grade again when it ends.
 	regrade bool
 	// watching is set once the watcher command is out: later workspace checks start none.
@@ -439,8 +443,30 @@ func (m *Model) noWorkspace() string {
 // once. The last finished grading is kept to say what changed.
 func (m *Model) startGrade() tea.Cmd {
 	m.report, m.live, m.done, m.total, m.status = nil, nil, 0, 0, m.c.T("task.starting")
+	m.first = grader.Failing(m.last) // failed last time: run first, their verdict shown first
 	m.run = m.opts.Runs.newRun()
-	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir))
+	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir, m.first))
+}
+
+// firstVerdict says, once every test that failed last time has finished in the grading under
+// way, how many pass now: "" before then, or when none failed.
+func (m *Model) firstVerdict() string {
+	if len(m.first) == 0 {
+		return ""
+	}
+	pass, seen := 0, 0
+	for _, t := range m.live {
+		if slices.Contains(m.first, t.ID) {
+			seen++
+			if t.Status == grader.StatusPass {
+				pass++
+			}
+		}
+	}
+	if seen < len(m.first) {
+		return ""
+	}
+	return m.c.T("task.first_verdict", "Pass", pass, "Total", len(m.first))
 }
 
 // progress applies one grading event; finished tests take their place in the run's order.
