@@ -294,7 +294,6 @@ func TestCobraErrorsSpeakTheLocale(t *testing.T) {
 		{run("grade", "---x"), "sintaxis de indicador incorrecta: ---x", "неверный синтаксис флага: ---x"},
 		{run("grade", "--seed"), "el indicador necesita un valor: --seed", "флагу нужно значение: --seed"},
 		{run("grade", "-v", "--kata"), "el indicador necesita un valor: --kata", "флагу нужно значение: --kata"},
-		{run("grade", "--seed", "x"), `valor "x" no válido para el indicador "--seed": strconv.ParseInt: parsing "x": invalid syntax`, `недопустимое значение "x" флага "--seed": strconv.ParseInt: parsing "x": invalid syntax`},
 		{run("show"), "admite 1 argumento, recibió 0", "нужен 1 аргумент, получено 0"},
 		{run("export", "skill", "a"), "admite 2 argumentos, recibió 1", "нужно 2 аргумента, получено 1"},
 		{run("init"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
@@ -336,5 +335,26 @@ func TestArgsLang(t *testing.T) {
 		if got := argsLang(c.args); got != c.want {
 			t.Errorf("argsLang(%q) = %q, want %q", c.args, got, c.want)
 		}
+	}
+}
+
+// A flag value that is not a number says so in the reader's words, not Go's strconv error
+// (issue 27: `--seed abc`).
+func TestNumberFlagErrorsSayWhatIsWanted(t *testing.T) {
+	_, _, err := runKataErr(t, "grade", "--seed", "abc")
+	if err == nil {
+		t.Fatal("--seed abc: no error")
+	}
+	for lang, want := range map[string]string{
+		"en": `invalid argument "abc" for "--seed" flag: want a whole number`,
+		"es": `valor "abc" no válido para el indicador "--seed": se espera un número entero`,
+		"ru": `недопустимое значение "abc" флага "--seed": нужно целое число`,
+	} {
+		if got := errorText(err, i18n.New(lang)); got != want {
+			t.Errorf("%s: %q, want %q", lang, got, want)
+		}
+	}
+	if _, _, err := runKataErr(t, "grade", "--seed", "99999999999999999999"); err == nil || !strings.Contains(errorText(err, i18n.New("en")), "out of range") {
+		t.Errorf("--seed out of range: %v", err)
 	}
 }
