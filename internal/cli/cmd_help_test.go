@@ -358,3 +358,11 @@ func TestNumberFlagErrorsSayWhatIsWanted(t *testing.T) {
 		t.Errorf("--seed out of range: %v", err)
 	}
 }
+
+// kata --version prints the build's version (issue 27).
+func TestVersionFlag(t *testing.T) {
+	out, errOut, err := runKataErr(t, "--version")
+	if err != nil || errOut != "" || !strings.HasPrefix(out, "kata version ") || out != "kata version "+buildVersion()+"\n" {
+		t.Errorf("kata --version: %q %q %v", out, errOut, err)
+	}
+}

@@ -164,6 +164,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
+	// kata --version prints the build's module version ("kata version v1.2.3"; "(devel)" for a
+	// build from a checkout).
+	root.Version = buildVersion()
+	root.SetVersionTemplate("kata version {{.Version}}\n")
+	root.Flags().Bool("version", false, "print kata's version")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one). kata init and kata export take --lang as a workspace's programming language instead: there $KATA_LANG picks the reading language")
