@@ -221,7 +221,7 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 		}},
 		{locale.EnvLang, "es", []string{"--lang", "ru", "grade", "--help"}, []string{"\n\nОбщие флаги:\n"}},
 		{"LANG", "ru_RU.UTF-8", []string{"show", "--help"}, []string{
-			"templates (по умолчанию \"knowledge\")\n",
+			"как в приложении (по умолчанию \"knowledge\")\n",
 		}},
 		{locale.EnvLang, "es", []string{"init", "--lang", "go", "--help"}, []string{
 			"\n      --lang string   el lenguaje de programación del espacio de trabajo: python, node o go (aquí --lang no es el idioma de lectura: TASK.md se escribe en el idioma que indique $KATA_LANG o $LANG) (por defecto \"python\")\n",
@@ -294,7 +294,7 @@ func TestCobraErrorsSpeakTheLocale(t *testing.T) {
 		{run("grade", "---x"), "sintaxis de indicador incorrecta: ---x", "неверный синтаксис флага: ---x"},
 		{run("grade", "--seed"), "el indicador necesita un valor: --seed", "флагу нужно значение: --seed"},
 		{run("grade", "-v", "--kata"), "el indicador necesita un valor: --kata", "флагу нужно значение: --kata"},
-		{run("show"), "admite 1 argumento, recibió 0", "нужен 1 аргумент, получено 0"},
+		{run("show"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
 		{run("export", "skill", "a"), "admite 2 argumentos, recibió 1", "нужно 2 аргумента, получено 1"},
 		{run("init"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
 		{run("class", "grade"), "requiere al menos 1 argumento, solo recibió 0", "нужен хотя бы 1 аргумент, получено только 0"},

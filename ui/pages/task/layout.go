@@ -373,12 +373,12 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 }
 
 // hint says where to look: the statement of the first rule the test broke, in the interface's
-// language, and the section of docs/grading.md that explains it, and (withStep) the step of the task that says what to do.
+// language, and the command that explains it (kata show KATA --rules ID), and (withStep) the step of the task that says what to do.
 func (m *Model) hint(t grader.TestResult, withStep bool) string {
 	var parts []string
 	for _, id := range t.FailedRules {
 		if r, ok := m.rules[id]; ok {
-			parts = append(parts, r.StatementIn(m.c.Loc, m.p)+" ("+r.Doc()+")")
+			parts = append(parts, r.StatementIn(m.c.Loc, m.p)+" ("+r.Command(m.p.ID)+")")
 			break
 		}
 	}
