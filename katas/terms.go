@@ -134,14 +134,15 @@ func codeSpanRange(cs *ast.CodeSpan, src []byte) (start, end int, text string, o
 	return open, closeAt + n, b.String(), true
 }
 
-// checkTerms reports what is wrong with packet.json's terms: a language the packet has no
-// template for, an empty or over-long key or value, one holding a backtick or a line break, or
-// too many terms.
+// checkTerms reports what is wrong with packet.json's terms: a language key that is no
+// language name, an empty or over-long key or value, one holding a backtick or a line break,
+// or too many terms. Terms of a language the packet offers no template for are unused, not
+// wrong (a copy of a packet may keep fewer languages).
 func (m *Manifest) checkTerms(file string, ps *Problems, fieldLine func(string) int) {
 	for _, lang := range slices.Sorted(maps.Keys(m.Terms)) {
 		terms := m.Terms[lang]
-		if !slices.Contains(m.Languages, lang) {
-			ps.add(file, fieldLine(lang), "terms: %q is not one of the packet's languages (%s)", lang, strings.Join(m.Languages, ", "))
+		if !idPattern.MatchString(lang) {
+			ps.add(file, fieldLine(lang), "terms: %q is not a language name such as node or go", lang)
 		}
 		if len(terms) > maxTermsPerLanguage {
 			ps.add(file, fieldLine(lang), "terms: %s has %d terms; at most %d", lang, len(terms), maxTermsPerLanguage)

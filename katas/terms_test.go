@@ -74,14 +74,14 @@ func TestEmbeddedTasksSpeakTheWorkspaceLanguage(t *testing.T) {
 	}
 }
 
-// Bad terms are problems naming packet.json and the field: a language without a template, an
-// empty term, a backtick or a line break.
+// Bad terms are problems naming packet.json and the field: a key that is no language name, an
+// empty term, a backtick or a line break (a language without a template is only unused).
 func TestTermsProblems(t *testing.T) {
 	var ps Problems
 	parseManifest("x/packet.json", []byte(`{"format_version":1,"id":"x","title":"X","summary":"s","layers":["knowledge"],"languages":["python","node"],
-"terms":{"rust":{"a":"b"},"node":{"":"x","y":"a`+"`"+`b","z":"a\nb"}}}`), &ps)
+"terms":{"Rust!":{"a":"b"},"rust":{"a":"b"},"node":{"":"x","y":"a`+"`"+`b","z":"a\nb"}}}`), &ps)
 	got := ps.Error()
-	for _, want := range []string{`terms: "rust" is not one of the packet's languages`, "terms: node: an empty term", "holds a backtick or a line break", "x/packet.json:"} {
+	for _, want := range []string{`terms: "Rust!" is not a language name`, "terms: node: an empty term", "holds a backtick or a line break", "x/packet.json:"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
 		}

@@ -140,7 +140,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items in all, drawn across the 3 katas, 10:00 to answer)")
+	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items drawn at random from the 3 katas together, 10:00 to")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()

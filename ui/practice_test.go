@@ -232,7 +232,7 @@ func TestLastGradeIsTheWorkspaces(t *testing.T) {
 	d.mustSee("last grade PASS 9/9 · 0 due")
 	d.mustNotSee("3/9")
 	d.press("enter", "w")
-	d.mustSee("PASS Last grade, 2026-03-02 09:30: 9 passed, 0 failed · seed 42 · 1.5s", "Press g to grade again and see each test.")
+	d.mustSee("PASS Last grade, 2026-03-02 09:30: 9 passed, 0 failed · seed 42 · 1500 ms", "Press g to grade again and see each test.")
 
 	st.grades = st.grades[1:] // only the scratch copy was ever graded
 	d = newDriver(t, opts, 100, 30)

@@ -216,7 +216,7 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 		}},
 		{"LANG", "ru_RU.UTF-8", []string{"grade", "--help"}, []string{
 			"Проверить рабочую папку на скрытых фикстурах её ката (код выхода 0 — пройдено, 1 — не пройдено, 2 — ошибка)\n\nИспользование:\n  kata grade [DIR] [flags]\n\nФлаги:\n",
-			"\n      --seed int          повторить случайные выборки прогона (отчёт печатает свой seed)\n",
+			"\n      --seed int          повторить случайные выборки прогона (отчёт печатает своё зерно, seed)\n",
 			"\n\nОбщие флаги:\n      --lang string   язык, на котором вы читаете kata",
 		}},
 		{locale.EnvLang, "es", []string{"--lang", "ru", "grade", "--help"}, []string{"\n\nОбщие флаги:\n"}},

@@ -325,3 +325,12 @@ func (c Common) ScreenName(s Screen) string {
 type Overflower interface {
 	Overflows() bool
 }
+
+// SourceName is where a packet comes from as the reader reads it: "embedded" (the packets
+// built into kata) in loc's words, a folder as it is.
+func SourceName(loc *i18n.Localizer, source string) string {
+	if source == "embedded" {
+		return loc.T("common.embedded")
+	}
+	return source
+}

@@ -264,7 +264,7 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := m.c.T("catalog.counts", "Items", m.c.N("count.item", p.Counts.Items), "Traps", m.c.N("count.trap", p.Counts.Traps), "Fixtures", m.c.N("count.fixture", p.Counts.Fixtures), "Language", m.language(p), "Source", p.Source)
+	counts := m.c.T("catalog.counts", "Items", m.c.N("count.item", p.Counts.Items), "Traps", m.c.N("count.trap", p.Counts.Traps), "Fixtures", m.c.N("count.fixture", p.Counts.Fixtures), "Language", m.language(p), "Source", common.SourceName(m.c.Loc, p.Source))
 	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", counts, m.c.Width)), "\n")...)
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)

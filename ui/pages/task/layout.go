@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -107,7 +106,7 @@ func (m *Model) summary(b *block) (spinAt int) {
 		if errored > 0 {
 			s += m.c.T("grade.and_errored", "Errored", errored)
 		}
-		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", rep.Seed)+" · "+(time.Duration(rep.DurationMS)*time.Millisecond).String()), w))
+		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", rep.Seed)+" · "+m.c.T("grade.ms", "N", rep.DurationMS)), w))
 		if m.prev != nil && rep == m.last {
 			d := grader.Compare(m.prev, rep)
 			b.add(common.WrapHanging("", m.c.T("task.since", "Delta", m.c.T("grade.delta", "Fixed", len(d.Fixed), "Still", len(d.StillFailing), "New", len(d.New))), w))
@@ -146,7 +145,7 @@ func (m *Model) storedSummary(b *block) {
 			counts += m.c.T("grade.and_errored", "Errored", g.Errored)
 		}
 		s = st.Mark(g.Status) + " " + m.c.T("task.stored", "When", when, "Counts", st.Label.Render(counts)) +
-			st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", g.Seed)+" · "+g.Duration.Round(time.Millisecond).String())
+			st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", g.Seed)+" · "+m.c.T("grade.ms", "N", g.Duration.Milliseconds()))
 	}
 	b.add(common.WrapHanging("", s, w))
 	b.add(st.Subtle.Render(common.WrapHanging("", m.c.T("task.stored_again", "Key", keymap.Name(m.c.Keys.Task.Grade)), w)))
