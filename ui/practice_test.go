@@ -141,6 +141,10 @@ func TestQuizEnterWithNothingMarkedAnswersNothing(t *testing.T) {
 	d := newDriver(t, Options{Store: st}, 80, 24)
 	d.press("enter", "x", "down", "enter")
 	d.mustSee("Nothing is marked yet")
+	// On a screen too short for the item, the note is brought into sight.
+	small := newDriver(t, Options{}, 60, 10)
+	small.press("enter", "x", "enter")
+	small.mustSee("Nothing is marked yet")
 	d.mustNotSee("✓ correct", "✗ incorrect", "rated")
 	st.mu.Lock()
 	n := len(st.answers)

@@ -331,6 +331,9 @@ func (m *Model) content() (string, int, bool) {
 		opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 		base := len(lines)
 		lines = append(lines, opts...)
+		if m.a.HasNote() { // the note on a refused key ends the options: keep it in sight
+			cursor = len(opts) - 1
+		}
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)

@@ -76,6 +76,10 @@ func New(opts []Choice, choose int) Model {
 // Chosen returns the marked option ids, sorted.
 func (a *Model) Chosen() []string { return slices.Sorted(maps.Keys(a.marked)) }
 
+// HasNote reports whether the options end with a note on the last key (a refused mark or
+// answer), which the page should bring into sight.
+func (a *Model) HasNote() bool { return a.note != noNote }
+
 // Marked is how many options are marked.
 func (a *Model) Marked() int { return len(a.marked) }
 
@@ -204,7 +208,8 @@ func (a *Model) Lines(st *common.Styles, loc *i18n.Localizer, w int, radio bool)
 		hint = loc.T("question.mark_first")
 	}
 	if hint != "" {
-		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", hint, w)))
+		lines = append(lines, "")
+		lines = append(lines, strings.Split(st.Fail.Render(common.WrapHanging("  ", hint, w)), "\n")...)
 	}
 	return lines, cursorLine
 }

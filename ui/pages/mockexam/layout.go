@@ -96,6 +96,9 @@ func (m *Model) itemContent() (string, int) {
 	opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, opts...)
+	if m.a.HasNote() { // the note on a refused key ends the options: keep it in sight
+		cursor = len(opts) - 1
+	}
 	add("")
 	hint := m.c.T("mock.hint_saved", "Key", keymap.Key(m.c.Keys.Question.Mark))
 	if m.c.Store == nil || m.unsaved {
