@@ -193,7 +193,7 @@ func (g *grading) once(ctx context.Context, prev *grader.Report) (*grader.Report
 	if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
 		g.rec.Record(rep)
 	}
-	if g.opts.OnEvent != nil {
+	if g.opts.OnEvent != nil && isTerminal(g.cmd.ErrOrStderr()) { // clear the progress line
 		fmt.Fprint(g.cmd.ErrOrStderr(), "\r\x1b[K")
 	}
 	if err := writeReportFiles(rep, g.f.resultsFile, g.f.junitFile); err != nil {

@@ -31,3 +31,20 @@ func TestWatchSaysTheFirstVerdict(t *testing.T) {
 		t.Errorf("the wrapped OnEvent saw %d events, want 4", seen)
 	}
 }
+
+// A piped kata grade says once that it builds the workspace (a first Go build takes long enough
+// to look hung), and nothing per test and no escape sequence.
+func TestPipedGradeSaysItBuilds(t *testing.T) {
+	var errb bytes.Buffer
+	cmd := newGradeCmd()
+	cmd.SetErr(&errb)
+	g := &grading{cmd: cmd, loc: i18n.New("")}
+	on := g.progressLog()
+	building := i18n.M("harness.progress.building")
+	on(grader.Event{Kind: grader.EventInfo, Message: building.English(), Says: building})
+	on(grader.Event{Kind: grader.EventTestStarted, TestID: "x", Test: "x"})
+	on(grader.Event{Kind: grader.EventInfo, Message: building.English(), Says: building})
+	if got := errb.String(); got != "kata: note: building the workspace (kata.json build); a first Go build can take a minute\n" {
+		t.Errorf("stderr %q", got)
+	}
+}
