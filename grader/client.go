@@ -146,6 +146,9 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenar
 			if how.IsZero() {
 				how = i18n.M("harness.exit.closed_stdout")
 			}
+			if len(r.trace) == 0 { // nothing decided: the client likely failed to load or start
+				return fail(true, i18n.M("harness.client.ended_at_start", "How", how))
+			}
 			return fail(true, i18n.M("harness.client.ended", "How", how, "After", describeLast(r.trace)))
 		}
 		if line.err != nil {

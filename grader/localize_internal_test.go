@@ -105,7 +105,7 @@ func TestLocalizeWordsTheChecks(t *testing.T) {
 			es: `errorCategory era "validation"; se esperaba "transient" (ES: ` + f.Rule + `)`,
 			ru: `в errorCategory пришло "validation"; ожидалось "transient" (` + ruRule + `)`},
 		{name: "missing field", f: f, dr: dr, out: callOutcome{res: typed("isRetryable", nil), requests: []apiRequest{get}},
-			en: "isRetryable is missing", es: "falta isRetryable", ru: "нет поля isRetryable"},
+			en: "isRetryable is missing from the error payload (structuredContent)", es: "falta isRetryable en el payload del error (structuredContent)", ru: "нет поля isRetryable в payload ошибки (structuredContent)"},
 		{name: "wrong type", f: f, dr: dr, out: callOutcome{res: typed("isRetryable", "true"), requests: []apiRequest{get}},
 			en: `isRetryable was "true" (a string); expected a JSON boolean (true or false, not a string)`,
 			es: `isRetryable era "true" (una cadena); se esperaba un booleano JSON (true o false, no una cadena)`,

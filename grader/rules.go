@@ -59,6 +59,10 @@ func ruleMessageID(id RuleID) string { return "grader.rule." + string(id) }
 // Doc is the rule's entry in the rule index of docs/grading.md, which links to Section.
 func (r Rule) Doc() string { return "docs/grading.md#rule-" + string(r.ID) }
 
+// Command is the command that explains the rule to a user who has only the binary:
+// "kata show KATA --rules ID".
+func (r Rule) Command(kata string) string { return "kata show " + kata + " --rules " + string(r.ID) }
+
 // Server rules: what the tools/call results of the learner's server are checked for
 // (docs/grading.md, "The tools" and "The typed error payload").
 const (

@@ -163,8 +163,8 @@ func (r *run) runServerPhase(ctx context.Context) error {
 			}
 		}()
 	}
-	for i, f := range set.Fixtures {
-		if !onExtraWorker(f) {
+	for _, i := range failedFirst(set.Fixtures, r.opts.First) {
+		if f := set.Fixtures[i]; !onExtraWorker(f) {
 			results[i] = r.runFixture(ctx, main, f, cases[i])
 		}
 	}
@@ -174,6 +174,20 @@ func (r *run) runServerPhase(ctx context.Context) error {
 	r.mu.Unlock()
 	r.runStdoutCheck()
 	return nil
+}
+
+// failedFirst is the order the main process runs fixtures in: those named in first (the
+// tests that failed last time) in their usual order, then the rest in theirs.
+func failedFirst(fs []katas.Fixture, first []string) []int {
+	order := make([]int, 0, len(fs))
+	for pass := range 2 {
+		for i, f := range fs {
+			if slices.Contains(first, f.ID) == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
 }
 
 func (r *run) runToolsList(ctx context.Context, w *worker) {

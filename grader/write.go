@@ -49,7 +49,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) {
 	if r.Status == StatusError {
 		fmt.Fprintf(w, "\n%s  %s:\n%s\n", tw.mark(StatusError), loc.T("task.not_gradable"), indent(r.Message, "  "))
 		if len(r.Tests) > 0 { // something ran: its seed repeats it
-			fmt.Fprintf(w, "\n%s · %d ms\n", loc.T("grade.seed", "Seed", r.Seed), r.DurationMS)
+			fmt.Fprintf(w, "\n%s · %s\n", loc.T("grade.seed", "Seed", r.Seed), loc.T("grade.ms", "N", r.DurationMS))
 		}
 		return
 	}
@@ -112,7 +112,7 @@ func SummaryIn(r *Report, loc *i18n.Localizer) string {
 	if r.MaxPoints > 0 {
 		s += " · " + loc.T("grade.points", "Points", FormatPoints(r.Points), "Max", FormatPoints(r.MaxPoints), "Percent", fmt.Sprintf("%.0f", 100*r.Points/r.MaxPoints))
 	}
-	return s + " · " + loc.T("grade.seed_repeat", "Seed", r.Seed) + fmt.Sprintf(" · %d ms", r.DurationMS)
+	return s + " · " + loc.T("grade.seed_repeat", "Seed", r.Seed) + " · " + loc.T("grade.ms", "N", r.DurationMS)
 }
 
 // FormatPoints writes points the short way: 24, 18.5, 3.33 (two decimals at most).

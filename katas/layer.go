@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kata-mcp/kata/internal/i18n"
 )
@@ -71,7 +72,40 @@ func frontMatterAsCode(md string) string {
 	if end < 0 {
 		return md
 	}
-	return "```yaml\n" + md[4:4+end] + "\n```\n" + md[4+end+5:]
+	return "```yaml\n" + foldFrontMatter(md[4:4+end]) + "\n```\n" + md[4+end+5:]
+}
+
+// frontMatterFold is the width long front matter values are folded at, so that a subagent's
+// description reads whole on a 60-column terminal instead of running past the edge (code lines
+// are cut, never wrapped).
+const frontMatterFold = 54
+
+// foldFrontMatter rewrites each top-level "key: value" line of YAML front matter whose plain
+// value is longer than frontMatterFold as a folded block scalar ("key: >-" and the value's
+// words on indented lines), which YAML reads as the same string. Quoted, block and flow values
+// and indented lines are left as written.
+func foldFrontMatter(yaml string) string {
+	lines := strings.Split(yaml, "\n")
+	var out []string
+	for _, l := range lines {
+		key, val, ok := strings.Cut(l, ": ")
+		if !ok || utf8.RuneCountInString(l) <= frontMatterFold || key == "" || strings.ContainsAny(key, " \t#'\"") ||
+			val == "" || strings.ContainsAny(val[:1], "'\"|>[{&*!%@`#") || strings.Contains(val, " #") {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, key+": >-")
+		cur := " "
+		for _, w := range strings.Fields(val) {
+			if len(cur) > 1 && utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) > frontMatterFold {
+				out = append(out, cur)
+				cur = " "
+			}
+			cur += " " + w
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // LoadLayer reads one layer of a packet and makes it the resident layer, releasing the layer

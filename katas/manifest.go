@@ -45,6 +45,11 @@ type Manifest struct {
 	// twins"): a two-letter locale ("es", "ru") to its title and summary. A locale left out
 	// shows the English text.
 	Translations map[string]CatalogText `json:"translations,omitempty"`
+	// Terms names, per workspace language, what the task calls by the first language's names
+	// (docs/packets.md#terms): a language ("node") to a map from the text of an inline code span
+	// of task.md (`call_with_retry`) to that language's own (`callWithRetry`). TASK.md and the
+	// task screen read the task in the workspace's language (Packet.TaskIn).
+	Terms map[string]map[string]string `json:"terms,omitempty"`
 }
 
 // CatalogText is a packet's title and summary in one language, as the catalog shows them.
@@ -307,6 +312,7 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 			ps.add(file, fieldLine(loc), "translations: %q needs both a title and a summary", loc)
 		}
 	}
+	m.checkTerms(file, ps, fieldLine)
 	if len(m.Points) > 0 && len(m.Graded) == 0 {
 		ps.add(file, fieldLine("points"), "points weighs task steps, but the packet grades nothing (graded is empty)")
 	}

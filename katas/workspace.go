@@ -29,7 +29,7 @@ var ErrWorkspaceExists = errors.New("workspace folder is not empty")
 
 // Init writes a starter workspace for lang into dir: the files of templates/<lang>/, the
 // built-in shims the manifest names (ShimsFolder; the packet's own file wins where both have
-// one) and TASK.md (the packet's task.md). dir is created if needed and must be empty; an
+// one) and TASK.md (the packet's task.md, naming lang's functions and types: TaskIn). dir is created if needed and must be empty; an
 // existing non-empty folder gives ErrWorkspaceExists and is left untouched. Python byte-code
 // caches are skipped, and a trailing TemplateSuffix is removed from file names. The workspace is
 // written into a temporary folder beside dir and renamed to dir once complete, so a failure
@@ -114,5 +114,5 @@ func (p *Packet) writeWorkspace(dir, lang string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "TASK.md"), []byte(p.Task.Markdown), 0o644)
+	return os.WriteFile(filepath.Join(dir, "TASK.md"), []byte(p.TaskIn(lang).Markdown), 0o644)
 }

@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -56,7 +59,7 @@ func TestGoldenScreens(t *testing.T) {
 		w, h := size[0], size[1]
 		sz := fmt.Sprintf("-%dx%d", w, h)
 		st := newMemStore()
-		st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "pass", Passed: 9}}
+		st.grades = []progress.GradeRun{{Kata: "mini-kata", Workspace: "/nonexistent/kata/mini-kata", Status: "pass", Passed: 9, Seed: 7, Duration: 1200 * time.Millisecond, At: time.Date(2026, 3, 2, 9, 30, 0, 0, time.Local)}}
 		opts := Options{Store: st, Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
 		d := newDriver(t, opts, w, h)
 		golden(t, d, "catalog"+sz)
@@ -122,5 +125,34 @@ func TestGoldenTaskGraded(t *testing.T) {
 		goldenText(t, masked(), "task-graded"+sz)
 		d.press("enter")
 		goldenText(t, masked(), "task-step"+sz)
+	}
+}
+
+// TestGoldenSmallTerminals (issue 27) pins what a small terminal used to hide: a mock exam item
+// taller than the screen opens at its stem, says there is more below and keeps the scroll keys
+// in the key bar; on the embedded packets, an open step's title keeps its step number and
+// percentage at 60 columns, and a subagent's front matter reads whole at 60 and 120.
+func TestGoldenSmallTerminals(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 60, 12)
+	golden(t, d, "mock-small-60x12")
+
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = newDriverLib(t, lib, Options{Language: "node"}, 60, 20)
+	d.press("down", "down", "enter", "w", "down", "down", "down", "down", "down", "enter")
+	first, _, _ := strings.Cut(d.view(), "\n")
+	if !strings.Contains(first, "· step 6") || !strings.Contains(first, "%") || !strings.HasPrefix(first, "Task: typed") {
+		t.Errorf("the open step's title at 60 columns: %q", first)
+	}
+	for _, w := range []int{60, 120} {
+		d = newDriverLib(t, lib, Options{}, w, 40)
+		d.press("down", "down", "enter", "4")
+		d.mustSee("description: >-", "does not edit.")
+		if v := d.view(); strings.Contains(v, "description: Reviews") {
+			t.Errorf("at %d columns the description runs on one line, cut at the edge:\n%s", w, v)
+		}
 	}
 }

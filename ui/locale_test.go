@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,7 +25,7 @@ func TestGoldenLocales(t *testing.T) {
 			w, h := size[0], size[1]
 			sz := fmt.Sprintf("-%s-%dx%d", lang, w, h)
 			st := newMemStore()
-			st.grades = []progress.GradeRun{{Kata: "mini-kata", Status: "pass", Passed: 9}}
+			st.grades = []progress.GradeRun{{Kata: "mini-kata", Workspace: "/nonexistent/kata/mini-kata", Status: "pass", Passed: 9, Seed: 7, Duration: 1200 * time.Millisecond, At: time.Date(2026, 3, 2, 9, 30, 0, 0, time.Local)}}
 			opts := Options{Store: st, Locale: lang, Workspace: func(id string) string { return "/nonexistent/kata/" + id }}
 			d := newDriver(t, opts, w, h)
 			shot := func(name string) {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -139,7 +140,7 @@ func TestMockExamResumeKeepsAnswers(t *testing.T) {
 	refs := d.mock().Attempt().Items
 	// The app dies here; a new one on the same store offers the exam back.
 	d2 := newDriverLib(t, lib, Options{Store: st, Start: StartExam, Seed: 1234}, 80, 24)
-	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items in all, drawn across the 3 katas, 10:00 to answer)")
+	d2.mustSee("An unfinished mock exam", "5 items · 3 answered so far", "r: resume it", "(the new one: 5 items drawn at random from the 3 katas together, 10:00 to")
 	d2.press("r")
 	d2.mustSee("Resumed", "item 1 of 5", "3 answered · 1 flagged", "[x] ")
 	m := d2.mock()
@@ -290,12 +291,21 @@ func TestMockExamWithProgressStore(t *testing.T) {
 	d2.press("s", "y")
 	d2.mustSee("Scaled score 280", "(raw 1/5)")
 	d2.press("esc")
-	// issue 16, defect 6: each kata shows the score the result screen showed, labelled — not
-	// its own share of the exam (550 and 100 here), which matched nothing the learner saw
-	d2.mustSee("best mock exam 280 (raw 1/5)")
+	// issue 16, defect 6: each kata shows the score the result screen showed, labelled; and
+	// (issue 27) its own share of the exam (550 and 100 here), the figure kata stats shows
+	d2.mustSee("best mock exam 280 (raw 1/5), 100 on its items", "best mock exam 280 (raw 1/5), 550 on its items")
 	d2.mustNotSee("best mock exam 550", "best mock exam 100")
 	if n := strings.Count(d2.view(), "best mock exam 280 (raw 1/5)"); n != 3 {
 		t.Errorf("%d katas show the exam's score, want all three:\n%s", n, d2.view())
+	}
+	stats, err := st.Stats(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range stats.Katas {
+		if want := fmt.Sprintf("%d on its items", k.BestScaled); !strings.Contains(d2.view(), want) {
+			t.Errorf("kata stats gives %s %d, the catalog does not say %q:\n%s", k.Kata, k.BestScaled, want, d2.view())
+		}
 	}
 	open, err := st.OpenAttempt()
 	if err != nil || open != nil {
@@ -428,6 +438,11 @@ func TestMockExamHelpFollowsStage(t *testing.T) {
 // cursor stays put when the countdown ticks; a key brings the cursor back into sight.
 func TestMockExamWheelScrollSurvivesTicks(t *testing.T) {
 	d := newDriverLib(t, examLib(t), Options{Start: StartExam, Exam: ExamOptions{Katas: []string{"multi-kata"}}}, 80, 9)
+	// A short screen opens the item at its stem, saying there is more below (issue 27).
+	d.mustSee("Which two fields are booleans?", "↓ more below: pgup/pgdn", "pgup/pgdn page")
+	d.press("space")
+	d.mustSee("> [x] a) isError")
+	d.press("space")
 	d.mustSee("> [ ] a) isError")
 	for i := 0; i < 3; i++ {
 		d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})

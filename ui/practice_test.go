@@ -133,6 +133,35 @@ func TestQuizRecordsAnswers(t *testing.T) {
 	}
 }
 
+// TestQuizEnterWithNothingMarkedAnswersNothing: enter with no option marked does not answer
+// the option under the cursor: nothing is recorded, the card is not rated, and the screen says
+// what to do; the quiz is then answered with a letter and enter as usual.
+func TestQuizEnterWithNothingMarkedAnswersNothing(t *testing.T) {
+	st := newMemStore()
+	d := newDriver(t, Options{Store: st}, 80, 24)
+	d.press("enter", "x", "down", "enter")
+	d.mustSee("Nothing is marked yet")
+	// On a screen too short for the item, the note is brought into sight.
+	small := newDriver(t, Options{}, 60, 10)
+	small.press("enter", "x", "enter")
+	small.mustSee("Nothing is marked yet")
+	d.mustNotSee("✓ correct", "✗ incorrect", "rated")
+	st.mu.Lock()
+	n := len(st.answers)
+	st.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("enter with nothing marked recorded %d answers", n)
+	}
+	d.pick(true)
+	d.mustSee("✓ correct")
+	// The mock exam too: enter with nothing marked stays on the item and marks nothing.
+	d.press("esc", "esc", "x", "enter")
+	d.mustSee("item 1 of", "Nothing is marked yet")
+	if ref := d.mock().Current().Ref; len(d.mock().Chosen(ref)) != 0 {
+		t.Errorf("enter with nothing marked chose %v", d.mock().Chosen(ref))
+	}
+}
+
 func TestReviewRunsDueThenNewCards(t *testing.T) {
 	st := newMemStore()
 	lib := loadLib(t)
@@ -187,6 +216,40 @@ func TestCatalogShowsProgress(t *testing.T) {
 	}
 	d.press("esc")
 	d.mustSee("read 2/5 layers")
+}
+
+// TestLastGradeIsTheWorkspaces: the catalog and the task screen show the last grade of the
+// app's workspace, kept by the store across restarts, even when a scratch copy was graded
+// since; a kata whose workspace was never graded shows another folder's grade naming the
+// folder, and a grade that could not run says so rather than "0/0".
+func TestLastGradeIsTheWorkspaces(t *testing.T) {
+	st := newMemStore()
+	root := t.TempDir()
+	ws := root + "/mini-kata"
+	at := time.Date(2026, 3, 2, 9, 30, 0, 0, time.Local)
+	st.grades = []progress.GradeRun{
+		{Kata: "mini-kata", Workspace: ws, Status: "pass", Passed: 9, Seed: 42, Duration: 1500 * time.Millisecond, At: at},
+		{Kata: "mini-kata", Workspace: "/tmp/scratch", Status: "fail", Passed: 3, Failed: 6, At: at.Add(time.Hour)},
+	}
+	opts := Options{Store: st, NoColor: true, Workspace: func(id string) string { return root + "/" + id }}
+	d := newDriver(t, opts, 100, 30)
+	d.mustSee("last grade PASS 9/9 · 0 due")
+	d.mustNotSee("3/9")
+	d.press("enter", "w")
+	d.mustSee("PASS Last grade, 2026-03-02 09:30: 9 passed, 0 failed · seed 42 · 1500 ms", "Press g to grade again and see each test.")
+
+	st.grades = st.grades[1:] // only the scratch copy was ever graded
+	d = newDriver(t, opts, 100, 30)
+	d.mustSee("last grade FAIL 3/9 (in /tmp/scratch)")
+	d.press("enter", "w")
+	d.mustSee("Press g to grade the workspace") // the scratch grade is not this workspace's
+
+	st.grades = []progress.GradeRun{{Kata: "mini-kata", Workspace: ws, Status: "error", At: at}}
+	d = newDriver(t, opts, 100, 30)
+	d.mustSee("last grade ERROR could not grade")
+	d.mustNotSee("0/0")
+	d.press("enter", "w")
+	d.mustSee("Last grade, 2026-03-02 09:30: the workspace could not be graded.")
 }
 
 // TestCatalogRereadsStaleCounts checks that cards falling due while the catalog sits open show

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
 	"github.com/kata-mcp/kata/ui/pages/kata"
 )
 
@@ -72,13 +74,18 @@ func TestFlickingThroughLayersReadsNone(t *testing.T) {
 	}
 
 	// The long knowledge layer: its time alone is not enough, nor is scrolling to the end alone.
+	// The title shows that the reading is counted, and how much is left (issue 27).
 	d.press("enter", "1")
-	d.advance(2 * time.Minute)
+	d.mustSee("counts as read in 1:2")
+	d.advance(30 * time.Second)
+	d.mustSee("counts as read in 0:5")
+	d.advance(90 * time.Second)
 	if st.layers["mini-kata/knowledge"] {
 		t.Fatal("a layer never scrolled to its end counts as read")
 	}
+	d.mustSee("scroll to the end to count it read")
 	d.press("G")
-	d.mustSee("The very last line of the layer.", "read")
+	d.mustSee("The very last line of the layer.", "read · 100%")
 	if !st.layers["mini-kata/knowledge"] {
 		t.Fatal("a layer on screen long enough and scrolled through is not read")
 	}
@@ -353,4 +360,45 @@ func TestSkippedPacketsStayOnShow(t *testing.T) {
 	d.mustNotSee("Some packets were skipped")
 	d.mustSee("⚠ skipped packet(s) from /home/me/packets", "A minimal kata")
 	d.checkFrame(80, 24)
+}
+
+// TestTaskSpeaksTheWorkspaceLanguage (issue 27): with a Node workspace the task screen's step
+// and the TASK.md written into the workspace name Node's function, return shape and null, in
+// English and in Russian; a Python workspace keeps the Python names.
+func TestTaskSpeaksTheWorkspaceLanguage(t *testing.T) {
+	lib, err := katas.Discover(packets.FS, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range []string{"", "ru"} {
+		root := t.TempDir()
+		d := newDriverLib(t, lib, Options{Language: "node", Locale: loc, Workspace: func(id string) string { return filepath.Join(root, id) }}, 120, 40)
+		for range 2 { // mcp-structured-errors is the third kata
+			d.press("down")
+		}
+		d.press("enter", "w")
+		d.mustSee("node")
+		for range 5 {
+			d.press("down")
+		}
+		d.press("enter")
+		d.mustSee("callWithRetry(invoke, sleep, log,", "{ action, category, result }", "client.mjs", "(category null)")
+		d.mustNotSee("call_with_retry", "client.py")
+		d.press("esc", "i")
+		task, err := os.ReadFile(filepath.Join(root, "mcp-structured-errors", "TASK.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"`callWithRetry(invoke, sleep, log, request, policy)`", "`{ action, category, result }`", "(category `null`)", "In `client.mjs`"} {
+			if loc == "ru" {
+				want = strings.TrimPrefix(want, "In ")
+			}
+			if !strings.Contains(string(task), want) {
+				t.Errorf("%s TASK.md of a node workspace lacks %s", loc, want)
+			}
+		}
+		if strings.Contains(string(task), "call_with_retry") {
+			t.Errorf("%s TASK.md of a node workspace names call_with_retry", loc)
+		}
+	}
 }

@@ -148,6 +148,20 @@ func (s *memStore) RecordGrade(g progress.GradeRun) error {
 	return nil
 }
 
+func (s *memStore) LastGradeIn(kata, workspace string) (*progress.GradeRun, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return nil, s.fail
+	}
+	for i := len(s.grades) - 1; i >= 0; i-- {
+		if g := s.grades[i]; g.Kata == kata && g.Workspace == workspace {
+			return &g, nil
+		}
+	}
+	return nil, nil
+}
+
 func (s *memStore) Due(now time.Time, katas []string) ([]progress.DueCard, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -193,7 +193,7 @@ func New(lib *katas.Library, opts Options) Model {
 	if opts.Exec == nil {
 		opts.Exec = tea.ExecProcess
 	}
-	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop})
+	cc := common.New(lib, common.Config{Style: opts.Style, NoColor: opts.NoColor, Store: opts.Store, Now: opts.Now, Tick: opts.Tick, Seed: opts.Seed, Language: opts.Language, Locale: opts.Locale, Workshop: opts.Workshop, Workspace: opts.Workspace})
 	if opts.Workshop != nil {
 		cc.SetWorkshop(opts.Workshop.Status()) // locks hold from the first frame
 	}
@@ -510,8 +510,8 @@ const maxHelpLines = 2
 
 // helpLines renders the screen's keys followed by the global ones, on one line when they fit
 // and on two when they do not. Scroll keys (named in the full help) go first when room is
-// short, then, beyond two lines, the screen's last keys; "? keys", "esc back" and "q quit"
-// always show.
+// short, unless the screen's content overflows it (common.Overflower); then, beyond two lines,
+// the screen's last keys; "? keys", "esc back" and "q quit" always show.
 func (m Model) helpLines(sc common.Page) []string {
 	own, global := sc.ShortHelp(), m.globalHelp()
 	if m.overlay {
@@ -525,7 +525,11 @@ func (m Model) helpLines(sc common.Page) []string {
 		return lines
 	}
 	primary := own
-	for i := len(own) - 1; i >= 0; i-- { // the scroll keys go one at a time, the last first
+	keepScroll := false
+	if o, ok := sc.(common.Overflower); ok && !m.overlay {
+		keepScroll = o.Overflows() // more to see than fits: the scroll keys say how
+	}
+	for i := len(own) - 1; i >= 0 && !keepScroll; i-- { // the scroll keys go one at a time, the last first
 		if !m.isScrollKey(own[i]) {
 			continue
 		}

@@ -428,7 +428,7 @@ func TestTaskGradeShowsResults(t *testing.T) {
 		}
 		d.mustSee("First failure · step 2 · Map failures", "✗ 503 maps to transient",
 			"Rule: 5xx is transient, retryable", `expected errorCategory "transient", got "unknown"`, "Traceback: boom",
-			"Hint: ", "docs/grading.md#rule-category", "says what to do",
+			"Hint: ", "(kata show mini-kata --rules", "says what to do",
 			"1. Validate arguments", "✓ 1/1", "> 2. Map failures", "✗ 0/1")
 		d.mustNotSee("Check `order_id` yourself.", "Check order_id yourself.") // no step text in the list
 		d.press("enter")                                                       // the selected step (the first failing one) opens beside its tests

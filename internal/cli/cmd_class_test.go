@@ -242,7 +242,7 @@ func TestClassGradeInRussian(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"kata class grade · 2 участника · ", "seed 3 (повторить: --seed 3)", "ana       не удалось проверить: ",
+	for _, want := range []string{"kata class grade · 2 участника · ", "зерно 3 (повторить: --seed 3)", "ana       не удалось проверить: ",
 		"Не удалось проверить (2 участника)", "2 участника: проверено сейчас — 2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, stdout)

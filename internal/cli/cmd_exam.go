@@ -97,5 +97,48 @@ func newExamCmd() *cobra.Command {
 // unknownKata is the error for a kata id no packet has, listing the ids there are, worded in
 // the reader's language when main prints it (i18n.Error).
 func unknownKata(id string, lib *katas.Library) error {
+	if s := suggest(id, lib.IDs()); s != "" {
+		return i18n.Err("out.unknown_kata_suggest", "ID", strconv.Quote(id), "Suggest", s, "Known", strings.Join(lib.IDs(), ", "))
+	}
 	return i18n.Err("out.unknown_kata", "ID", strconv.Quote(id), "Known", strings.Join(lib.IDs(), ", "))
+}
+
+// suggest is the known id closest to a mistyped one: within a third of its length in edits
+// (at least two), or the one id that contains it or starts it; "" when none is close.
+func suggest(id string, known []string) string {
+	best, bestD := "", max(len(id)/3, 2)+1
+	var holds []string
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(id), k); d < bestD {
+			best, bestD = k, d
+		}
+		if len(id) >= 3 && strings.Contains(k, strings.ToLower(id)) {
+			holds = append(holds, k)
+		}
+	}
+	if best == "" && len(holds) == 1 {
+		best = holds[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

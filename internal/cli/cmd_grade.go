@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"sync"
 	"syscall"
 
 	"github.com/kata-mcp/kata/grader"
@@ -88,8 +90,12 @@ func runGrade(cmd *cobra.Command, dir string, f gradeFlags) error {
 	if n := sandbox.DetectIsolation().NoticeIn(g.loc); n != "" {
 		note(errw, g.loc, i18n.Raw(n))
 	}
-	if !f.asJSON && isTerminal(errw) {
+	switch {
+	case f.asJSON:
+	case isTerminal(errw):
 		g.opts.OnEvent = g.progressLine()
+	default:
+		g.opts.OnEvent = g.progressLog()
 	}
 	g.rec = record.New(errw, g.loc) // saves each run to the progress store; never fails grading
 	defer g.rec.Close()
@@ -128,6 +134,44 @@ func (g *grading) progressLine() func(grader.Event) {
 	}
 }
 
+// progressLog returns the OnEvent for a stderr that is not a terminal (piped, logged): a line
+// when the workspace's build starts, since a first Go build takes long enough to look hung,
+// and nothing per test.
+func (g *grading) progressLog() func(grader.Event) {
+	errw := g.cmd.ErrOrStderr()
+	var once sync.Once
+	return func(e grader.Event) {
+		if e.Kind == grader.EventInfo && e.Says.ID == "harness.progress.building" {
+			once.Do(func() { note(errw, g.loc, i18n.M("cli.building")) })
+		}
+	}
+}
+
+// withFirstVerdict wraps onEvent (which may be nil) so that, once every test of first (the
+// ones that failed last time, run first) has finished, a line on w says how many pass now,
+// before the rest of the grading ends. On a terminal the line first clears the progress line.
+func withFirstVerdict(w io.Writer, loc *i18n.Localizer, first []string, onEvent func(grader.Event)) func(grader.Event) {
+	clear := ""
+	if isTerminal(w) {
+		clear = "\r\x1b[K"
+	}
+	left, pass := len(first), 0
+	return func(e grader.Event) {
+		if onEvent != nil {
+			onEvent(e)
+		}
+		if e.Kind != grader.EventTestFinished || e.Result == nil || !slices.Contains(first, e.TestID) || left == 0 {
+			return
+		}
+		if e.Result.Status == grader.StatusPass {
+			pass++
+		}
+		if left--; left == 0 {
+			fmt.Fprintf(w, "%s%s\n", clear, loc.T("cli.first_verdict", "Pass", pass, "Total", len(first)))
+		}
+	}
+}
+
 // once grades and writes the report; after an earlier grading (prev, in --watch) the text says
 // only what changed and the first failure. With --kata, a workspace of another kata gets a
 // report that says so instead of a grading.
@@ -137,12 +181,19 @@ func (g *grading) once(ctx context.Context, prev *grader.Report) (*grader.Report
 		rep = autograder.CheckKata(g.dir, g.f.kata, g.opts.Seed)
 	}
 	if rep == nil {
-		rep = grader.Grade(ctx, g.lib, g.dir, g.opts)
+		opts := g.opts
+		if prev != nil { // a re-grade in --watch: the tests that failed last time run first
+			opts.First = grader.Failing(prev)
+			if len(opts.First) > 0 && !g.f.asJSON {
+				opts.OnEvent = withFirstVerdict(g.cmd.ErrOrStderr(), g.loc, opts.First, opts.OnEvent)
+			}
+		}
+		rep = grader.Grade(ctx, g.lib, g.dir, opts)
 	}
 	if ctx.Err() == nil { // an interrupted run is no verdict: keep the last one
 		g.rec.Record(rep)
 	}
-	if g.opts.OnEvent != nil {
+	if g.opts.OnEvent != nil && isTerminal(g.cmd.ErrOrStderr()) { // clear the progress line
 		fmt.Fprint(g.cmd.ErrOrStderr(), "\r\x1b[K")
 	}
 	if err := writeReportFiles(rep, g.f.resultsFile, g.f.junitFile); err != nil {

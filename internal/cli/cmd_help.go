@@ -163,6 +163,24 @@ var cobraErrors = []struct {
 	{regexp.MustCompile(`^required flag\(s\) (.*) not set$`), "cli.error.required_flags", []string{"Flags"}},
 }
 
+// valueCause says why a flag's value was refused: a number that is not one, or out of range,
+// in the reader's words rather than Go's ("strconv.ParseInt: parsing …"); any other cause as
+// it is.
+func valueCause(err error, loc *i18n.Localizer) string {
+	var num *strconv.NumError
+	switch {
+	case err == nil:
+		return ""
+	case !errors.As(err, &num):
+		return err.Error()
+	case errors.Is(num.Err, strconv.ErrRange):
+		return loc.T("cli.error.out_of_range")
+	case num.Func == "ParseFloat":
+		return loc.T("cli.error.not_a_number")
+	}
+	return loc.T("cli.error.not_a_whole_number")
+}
+
 // errorText is err as main prints it after "kata: ", in loc's language: cobra's and pflag's
 // errors about the command line (an unknown command or flag, a flag without its value or with
 // a bad one, a wrong number of arguments) from the catalog, an *i18n.Error worded by loc, any
@@ -194,7 +212,7 @@ func errorText(err error, loc *i18n.Localizer) string {
 		if f.Shorthand != "" && f.ShorthandDeprecated == "" {
 			name = "-" + f.Shorthand + ", " + name
 		}
-		return loc.T("cli.error.invalid_value", "Value", strconv.Quote(invalid.GetValue()), "Flag", strconv.Quote(name), "Cause", errors.Unwrap(invalid).Error())
+		return loc.T("cli.error.invalid_value", "Value", strconv.Quote(invalid.GetValue()), "Flag", strconv.Quote(name), "Cause", valueCause(errors.Unwrap(invalid), loc))
 	case errors.As(err, &syntax) && text == syntax.Error():
 		return loc.T("cli.error.flag_syntax", "Flag", syntax.GetSpecifiedFlag())
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/locale"
+	"github.com/kata-mcp/kata/internal/version"
 )
 
 // helpTree is kata's command tree as help shows it: with cobra's help and completion commands
@@ -216,12 +217,12 @@ func TestHelpSpeaksTheLocale(t *testing.T) {
 		}},
 		{"LANG", "ru_RU.UTF-8", []string{"grade", "--help"}, []string{
 			"Проверить рабочую папку на скрытых фикстурах её ката (код выхода 0 — пройдено, 1 — не пройдено, 2 — ошибка)\n\nИспользование:\n  kata grade [DIR] [flags]\n\nФлаги:\n",
-			"\n      --seed int          повторить случайные выборки прогона (отчёт печатает свой seed)\n",
+			"\n      --seed int          повторить случайные выборки прогона (отчёт печатает своё зерно, seed)\n",
 			"\n\nОбщие флаги:\n      --lang string   язык, на котором вы читаете kata",
 		}},
 		{locale.EnvLang, "es", []string{"--lang", "ru", "grade", "--help"}, []string{"\n\nОбщие флаги:\n"}},
 		{"LANG", "ru_RU.UTF-8", []string{"show", "--help"}, []string{
-			"templates (по умолчанию \"knowledge\")\n",
+			"как в приложении (по умолчанию \"knowledge\")\n",
 		}},
 		{locale.EnvLang, "es", []string{"init", "--lang", "go", "--help"}, []string{
 			"\n      --lang string   el lenguaje de programación del espacio de trabajo: python, node o go (aquí --lang no es el idioma de lectura: TASK.md se escribe en el idioma que indique $KATA_LANG o $LANG) (por defecto \"python\")\n",
@@ -294,8 +295,7 @@ func TestCobraErrorsSpeakTheLocale(t *testing.T) {
 		{run("grade", "---x"), "sintaxis de indicador incorrecta: ---x", "неверный синтаксис флага: ---x"},
 		{run("grade", "--seed"), "el indicador necesita un valor: --seed", "флагу нужно значение: --seed"},
 		{run("grade", "-v", "--kata"), "el indicador necesita un valor: --kata", "флагу нужно значение: --kata"},
-		{run("grade", "--seed", "x"), `valor "x" no válido para el indicador "--seed": strconv.ParseInt: parsing "x": invalid syntax`, `недопустимое значение "x" флага "--seed": strconv.ParseInt: parsing "x": invalid syntax`},
-		{run("show"), "admite 1 argumento, recibió 0", "нужен 1 аргумент, получено 0"},
+		{run("show"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
 		{run("export", "skill", "a"), "admite 2 argumentos, recibió 1", "нужно 2 аргумента, получено 1"},
 		{run("init"), "admite entre 1 y 2 argumentos, recibió 0", "нужно от 1 до 2 аргументов, получено 0"},
 		{run("class", "grade"), "requiere al menos 1 argumento, solo recibió 0", "нужен хотя бы 1 аргумент, получено только 0"},
@@ -336,5 +336,34 @@ func TestArgsLang(t *testing.T) {
 		if got := argsLang(c.args); got != c.want {
 			t.Errorf("argsLang(%q) = %q, want %q", c.args, got, c.want)
 		}
+	}
+}
+
+// A flag value that is not a number says so in the reader's words, not Go's strconv error
+// (issue 27: `--seed abc`).
+func TestNumberFlagErrorsSayWhatIsWanted(t *testing.T) {
+	_, _, err := runKataErr(t, "grade", "--seed", "abc")
+	if err == nil {
+		t.Fatal("--seed abc: no error")
+	}
+	for lang, want := range map[string]string{
+		"en": `invalid argument "abc" for "--seed" flag: want a whole number`,
+		"es": `valor "abc" no válido para el indicador "--seed": se espera un número entero`,
+		"ru": `недопустимое значение "abc" флага "--seed": нужно целое число`,
+	} {
+		if got := errorText(err, i18n.New(lang)); got != want {
+			t.Errorf("%s: %q, want %q", lang, got, want)
+		}
+	}
+	if _, _, err := runKataErr(t, "grade", "--seed", "99999999999999999999"); err == nil || !strings.Contains(errorText(err, i18n.New("en")), "out of range") {
+		t.Errorf("--seed out of range: %v", err)
+	}
+}
+
+// kata --version prints the build's version (issue 27).
+func TestVersionFlag(t *testing.T) {
+	out, errOut, err := runKataErr(t, "--version")
+	if err != nil || errOut != "" || !strings.HasPrefix(out, "kata version ") || out != "kata version "+version.String()+"\n" {
+		t.Errorf("kata --version: %q %q %v", out, errOut, err)
 	}
 }

@@ -46,11 +46,20 @@ func newListCmd() *cobra.Command {
 				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
 					"Traps", loc.T("list.traps_in", "Traps", loc.N("count.trap", r.Traps), "Tables", loc.N("count.in_table", r.TrapTables)),
 					"Steps", loc.N("count.step", r.TaskSteps), "Fixtures", loc.N("count.fixture", r.Fixtures), "Graded", strings.Join(r.Graded, ", ")))
-				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", r.Source))
+				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", sourceName(loc, r.Source)))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: id, title, source, layers, items, traps, fixtures")
 	return cmd
+}
+
+// sourceName is where a packet comes from as the reader reads it: "embedded" in loc's words
+// (the JSON keeps "embedded"), a folder as it is.
+func sourceName(loc *i18n.Localizer, source string) string {
+	if source == "embedded" {
+		return loc.T("common.embedded")
+	}
+	return source
 }

@@ -14,7 +14,7 @@ func TestShowRules(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"retry-after ", "client-5 ", "lookup_order: expired token (401/403) → auth", "docs/grading.md"} {
+	for _, want := range []string{"retry-after ", "client-5 ", "lookup_order: expired token (401/403) → auth", "kata show mcp-structured-errors --rules ID explains one"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -56,5 +56,34 @@ func TestShowRefusesHostileLayers(t *testing.T) {
 	out, _, code = runKata(t, "validate", linked)
 	if code != 1 || !strings.Contains(out, "00-passwd.md: a symbolic link") {
 		t.Errorf("validate of a linked layer file: exit %d\n%s", code, out)
+	}
+}
+
+// Issue 27: kata show KATA --rules RULE explains one rule (what a hint points at, for a user
+// with only the binary); --layer takes the app's numbers 1–5; a mistyped kata id suggests the
+// one meant.
+func TestShowOneRuleLayerNumberAndTypo(t *testing.T) {
+	out, errOut, code := runKata(t, "show", "mcp-structured-errors", "--rules", "failure-is-result")
+	if code != 0 || !strings.HasPrefix(out, "failure-is-result (server)\n  a tool failure is a tools/call result") || errOut != "" {
+		t.Errorf("--rules failure-is-result: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runKata(t, "show", "mcp-structured-errors", "--rules", "nosuch"); code != 2 || !strings.Contains(errOut, `grades no rule "nosuch" (its rules: tools-list,`) {
+		t.Errorf("--rules nosuch: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := runKata(t, "show", "mcp-structured-errors", "stray"); code != 2 || !strings.Contains(errOut, "with --rules") {
+		t.Errorf("a second argument without --rules: exit %d %s", code, errOut)
+	}
+	byNumber, _, code := runKata(t, "show", "mcp-structured-errors", "--layer", "4")
+	byName, _, _ := runKata(t, "show", "mcp-structured-errors", "--layer", "agents")
+	if code != 0 || byNumber != byName || !strings.Contains(byNumber, "error-contract-reviewer") {
+		t.Errorf("--layer 4 is not the agents layer (exit %d):\n%.300s", code, byNumber)
+	}
+	for _, typo := range []string{"mcp-structured-erors", "structured-errors"} {
+		if _, errOut, code := runKata(t, "show", typo); code != 2 || !strings.Contains(errOut, "did you mean mcp-structured-errors?") {
+			t.Errorf("kata show %s: exit %d %s", typo, code, errOut)
+		}
+	}
+	if _, errOut, _ := runKata(t, "show", "zzzz"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a far-off id suggests one: %s", errOut)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kata-mcp/kata/internal/version"
+
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -164,6 +166,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	root.Flags().String("theme", "", "dark, light or auto (also $KATA_THEME; auto reads $COLORFGBG; NO_COLOR turns colour off)")
+	// kata --version prints the build's version (internal/version: "kata version v1.2.3", or
+	// "devel+REV" for a build from a checkout), the same that kata mcp gives in serverInfo.
+	root.Version = version.String()
+	root.SetVersionTemplate("kata version {{.Version}}\n")
+	root.Flags().Bool("version", false, "print kata's version")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String(langFlag, "", "the language to read kata in: en, es or ru (also $KATA_LANG, then $LC_ALL, $LC_MESSAGES, $LANG; English when none names one). kata init and kata export take --lang as a workspace's programming language instead: there $KATA_LANG picks the reading language")

@@ -162,10 +162,10 @@ func (r *Report) WriteTextIn(w io.Writer, loc *i18n.Localizer) {
 		row(2, best)
 		grade := loc.T("stats.never_graded")
 		if g := k.LastGrade; g != nil {
-			grade = loc.T("stats.grade_line", "Status", g.Status, "Passed", g.Passed, "Failed", g.Failed, "Errored", g.Errored, "Day", day(g.At), "Seed", g.Seed)
+			grade = loc.T("stats.grade_line", "Status", loc.T("stats.status_"+g.Status), "Passed", g.Passed, "Failed", g.Failed, "Errored", g.Errored, "Day", day(g.At), "Seed", g.Seed)
 		}
 		row(3, grade)
-		row(4, loc.T("stats.cards_line", "Due", k.Due, "Cards", k.Cards))
+		row(4, loc.N("stats.cards_line", k.Cards, "Due", k.Due))
 		fmt.Fprintln(w)
 	}
 	// The totals come on short lines so that none is wider than an 80-column terminal (bar a
@@ -182,7 +182,7 @@ func (r *Report) WriteTextIn(w io.Writer, loc *i18n.Localizer) {
 	}
 	fmt.Fprintf(w, "\n  %s · %s\n", loc.N("count.grading_run", s.GradeRuns), loc.T("stats.cards_due", "Cards", loc.N("count.card", s.Cards), "Due", s.Due))
 	if g := s.LastGrade; g != nil {
-		fmt.Fprintf(w, "%s\n  %s\n", loc.T("stats.last_run", "Status", g.Status, "At", g.At.Local().Format("2006-01-02 15:04")), g.Workspace)
+		fmt.Fprintf(w, "%s\n  %s\n", loc.T("stats.last_run", "Status", loc.T("stats.status_"+g.Status), "At", g.At.Local().Format("2006-01-02 15:04")), g.Workspace)
 	}
 	if o := r.Open; o != nil {
 		fmt.Fprintln(w, loc.T("stats.open", "ID", o.ID, "Started", o.Started.Local().Format("2006-01-02 15:04")))

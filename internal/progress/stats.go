@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -111,12 +112,17 @@ func sortLayers(ls []string) {
 // lastGrade returns the newest grading run of a kata (of any kata when kata is "*"), nil if
 // none.
 func lastGrade(tx *sql.Tx, kata string) (*GradeRun, error) {
+	return lastGradeIn(tx, kata, "")
+}
+
+// lastGradeIn is lastGrade limited to the runs of the folder workspace ("" means any folder).
+func lastGradeIn(tx *sql.Tx, kata, workspace string) (*GradeRun, error) {
 	var (
 		g       GradeRun
 		dur, at int64
 	)
 	err := tx.QueryRow(`SELECT kata, workspace, seed, status, passed, failed, errored, duration_ns, at FROM grade_runs
-		WHERE ? = '*' OR kata = ? ORDER BY at DESC, id DESC LIMIT 1`, kata, kata).Scan(&g.Kata, &g.Workspace, &g.Seed, &g.Status, &g.Passed, &g.Failed, &g.Errored, &dur, &at)
+		WHERE (?1 = '*' OR kata = ?1) AND (?2 = '' OR workspace = ?2) ORDER BY at DESC, id DESC LIMIT 1`, kata, workspace).Scan(&g.Kata, &g.Workspace, &g.Seed, &g.Status, &g.Passed, &g.Failed, &g.Errored, &dur, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -125,6 +131,22 @@ func lastGrade(tx *sql.Tx, kata string) (*GradeRun, error) {
 	}
 	g.Duration, g.At = time.Duration(dur), sqldb.FromNS(at)
 	return &g, nil
+}
+
+// LastGradeIn returns the newest grading run of kata in the folder workspace (compared as an
+// absolute, cleaned path, as the grader records it), nil if none: the app's task screen shows
+// its own workspace's last grade after a restart, not that of a scratch copy graded since.
+func (s *Store) LastGradeIn(kata, workspace string) (*GradeRun, error) {
+	if abs, err := filepath.Abs(workspace); err == nil {
+		workspace = abs
+	}
+	var g *GradeRun
+	err := s.read("reading the last grade of "+kata, func(tx *sql.Tx) error {
+		var err error
+		g, err = lastGradeIn(tx, kata, workspace)
+		return err
+	})
+	return g, err
 }
 
 // Summary returns one kata's progress at now, for the catalog.

@@ -283,6 +283,17 @@ func TestSummaryAndStats(t *testing.T) {
 		!reflect.DeepEqual(st.LastGrade, wantGrade) {
 		t.Fatalf("stats: %+v", st)
 	}
+	// A scratch copy graded later does not hide the workspace's own last grade.
+	must(t, s.RecordGrade(GradeRun{Kata: "k1", Workspace: "/scratch", Seed: 10, Status: "fail", Passed: 1, Failed: 4, At: t0.Add(90 * time.Minute)}))
+	if g, err := s.LastGradeIn("k1", "/w"); err != nil || !reflect.DeepEqual(g, wantGrade) {
+		t.Fatalf("last grade in /w: %+v, %v", g, err)
+	}
+	if g, err := s.LastGradeIn("k1", "/w/sub/.."); err != nil || g == nil || g.Seed != 8 {
+		t.Fatalf("last grade in /w/sub/..: %+v, %v", g, err)
+	}
+	if g, err := s.LastGradeIn("k1", "/elsewhere"); err != nil || g != nil {
+		t.Fatalf("last grade of a folder never graded: %+v, %v", g, err)
+	}
 	b, err := json.Marshal(st)
 	must(t, err)
 	for _, key := range []string{`"answered":1`, `"grade_runs":3`, `"layers_read":["knowledge","examples"]`, `"duration_ms":1000`, `"open_attempt":null`, `"in_progress":0`} {

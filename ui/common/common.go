@@ -43,7 +43,8 @@ type shared struct {
 	tick   func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 	seed   int64
 	lang   string // the language asked for (Config.Language)
-	gen    int    // the last generation handed out
+	wsDir  func(id string) string
+	gen    int // the last generation handed out
 	writer writer
 	ws     workshopState
 }
@@ -69,11 +70,14 @@ type Config struct {
 	// Locale is the language of the interface's text, a code of locale.Supported; empty means
 	// English.
 	Locale string
+	// Workspace maps a kata id to the app's workspace folder for it (the one the task screen
+	// creates and grades); nil means none is known.
+	Workspace func(id string) string
 }
 
 // New returns the Common of an interface over lib; it does no I/O.
 func New(lib *katas.Library, cfg Config) Common {
-	c := Common{Lib: lib, Store: cfg.Store, Workshop: cfg.Workshop, Loc: i18n.New(cfg.Locale), sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language}}
+	c := Common{Lib: lib, Store: cfg.Store, Workshop: cfg.Workshop, Loc: i18n.New(cfg.Locale), sh: &shared{now: cfg.Now, tick: cfg.Tick, seed: cfg.Seed, lang: cfg.Language, wsDir: cfg.Workspace}}
 	c.Keys = keymap.New(c.Loc)
 	if c.sh.now == nil {
 		c.sh.now = time.Now
@@ -96,6 +100,15 @@ func New(lib *katas.Library, cfg Config) Common {
 		c.Styles = NewStyles(true, false)
 	}
 	return c
+}
+
+// Workspace is the app's workspace folder for kata id ("" when none is known): its grades are
+// the ones the catalog and the task screen call the last grade.
+func (c Common) Workspace(id string) string {
+	if c.sh.wsDir == nil {
+		return ""
+	}
+	return c.sh.wsDir(id)
 }
 
 // SetSize records the page's space.
@@ -304,4 +317,20 @@ func (c Common) ScreenName(s Screen) string {
 		return c.T("screen.live")
 	}
 	return s.String()
+}
+
+// Overflower is a page whose content may not fit its height: while Overflows says so, the root
+// keeps the page's scroll keys in the key bar (on two lines if need be) rather than dropping
+// them to fit one line.
+type Overflower interface {
+	Overflows() bool
+}
+
+// SourceName is where a packet comes from as the reader reads it: "embedded" (the packets
+// built into kata) in loc's words, a folder as it is.
+func SourceName(loc *i18n.Localizer, source string) string {
+	if source == "embedded" {
+		return loc.T("common.embedded")
+	}
+	return source
 }

@@ -24,6 +24,7 @@ type Store interface {
 	FinishAttempt(a progress.Attempt, answers []progress.Answer) error
 	AbandonAttempt(id int64) error
 	RecordGrade(g progress.GradeRun) error
+	LastGradeIn(kata, workspace string) (*progress.GradeRun, error)
 	Due(now time.Time, katas []string) ([]progress.DueCard, error)
 	Cards(kata string) (map[string]srs.Card, error)
 	Summary(kata string, now time.Time) (progress.KataSummary, error)

@@ -116,6 +116,10 @@ func (d *Doc) String(width int) string { return strings.Join(d.View(width, 0), "
 type builder struct {
 	th   *theme
 	code []string
+	// inner is the prose width of the top level; wide the view's width inside the margins:
+	// a top-level table is laid out at wide, so that prose's reading measure never squeezes
+	// its columns (a header such as isRetryable cut to "isRetrya…").
+	inner, wide int
 }
 
 // render lays out md (already reflowed) to width columns: runs of paragraphs, headings,
@@ -166,6 +170,15 @@ func (b *builder) render(md string, width int, tight bool) ([]Line, error) {
 				return nil, err
 			}
 			lines, err = b.quote(src[start:end], width)
+		case *extast.Table:
+			if err := flush(start); err != nil {
+				return nil, err
+			}
+			tw := width
+			if width == b.inner && b.wide > width {
+				tw = b.wide
+			}
+			lines, err = b.prose(string(src[start:end]), tw)
 		default:
 			if chunkStart < 0 {
 				chunkStart = start
@@ -198,10 +211,11 @@ func (b *builder) prose(md string, width int) ([]Line, error) {
 	if strings.TrimSpace(md) == "" {
 		return nil, nil
 	}
-	out, err := b.th.glamour(Unambiguous(md), width)
+	out, err := b.th.glamour(Unambiguous(protectCode(md)), width)
 	if err != nil {
 		return nil, err
 	}
+	out = unprotect(out)
 	raw := strings.Split(out, "\n")
 	var lines []Line
 	for _, r := range raw {

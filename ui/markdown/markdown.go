@@ -45,7 +45,8 @@ var cacheBytes = 32 << 20
 
 type cacheKey struct {
 	sum   [sha256.Size]byte
-	width int
+	width int // the prose width (ClampWidth)
+	view  int // the view's width, which tables are laid out at
 	style string
 }
 
@@ -103,7 +104,8 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 }
 
 // RenderDocContext lays md out for a view of width columns in the named glamour style, one
-// of Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), lists with
+// of Styles(): paragraphs reflowed (see Reflow) and wrapped at ClampWidth(width), top-level
+// tables laid out at the view's whole width, lists with
 // hanging indents, block quotes with their bar on every line, code blocks never wrapped
 // (highlighted in colour styles), and emoji sequences whose width terminals disagree on made
 // unambiguous (see Unambiguous). md may come from any packet: its control characters are
@@ -118,12 +120,13 @@ func RenderDoc(md string, width int, style string) (*Doc, error) {
 // a glamour failure.
 func RenderDocContext(ctx context.Context, md string, width int, style string) (*Doc, error) {
 	md = termtext.Markdown(md)
+	view := max(width, MinWidth)
 	width = ClampWidth(width)
 	th, err := themeFor(style)
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{sum: sha256.Sum256([]byte(md)), width: width, style: style}
+	key := cacheKey{sum: sha256.Sum256([]byte(md)), width: width, view: view, style: style}
 	mu.Lock()
 	if el, ok := cache[key]; ok {
 		lru.MoveToFront(el)
@@ -139,8 +142,8 @@ func RenderDocContext(ctx context.Context, md string, width int, style string) (
 		return nil, err
 	}
 
-	b := &builder{th: th}
 	inner := max(width-2*th.docMargin, MinInner)
+	b := &builder{th: th, inner: inner, wide: max(view-2*th.docMargin, MinInner)}
 	lines, err := b.render(Reflow(md), inner, false)
 	if err != nil {
 		return nil, err

@@ -147,3 +147,46 @@ func TestRenderDropsEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineCodeNeverBreaksAtHyphens (issue 27): an inline code span with a hyphen stays whole
+// at every width ("Retry-" at a line's end and "After" on the next was the fault); prose
+// still breaks at its own hyphens, and the hyphens render as plain "-".
+func TestInlineCodeNeverBreaksAtHyphens(t *testing.T) {
+	md := "The server reads the `Retry-After` header and the `ORD-8821` id, then the `Retry-After` header of a well-known answer again and again.\n"
+	for w := 20; w <= 80; w++ {
+		out, err := Render(md, w, StyleNoTTY)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "\u2011") {
+			t.Fatalf("width %d: a non-breaking hyphen leaked into the output:\n%s", w, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if l = strings.TrimRight(l, " "); strings.HasSuffix(l, "Retry-") || strings.HasSuffix(l, "ORD-") {
+				t.Errorf("width %d: inline code broken at its hyphen:\n%s", w, out)
+				break
+			}
+		}
+	}
+}
+
+// TestTablesAreNotSqueezedByTheProseWidth (issue 27): prose keeps its reading measure on a
+// wide view, but a table is laid out at the view's width, so its headers are not cut.
+func TestTablesAreNotSqueezedByTheProseWidth(t *testing.T) {
+	md := "Prose.\n\n| what happened | errorCategory | isRetryable | retryAfterSeconds |\n| --- | --- | --- | --- |\n" +
+		"| a 429 with a Retry-After of 17 seconds, from GET /orders | `rate_limit` | `true` | `17` |\n"
+	out, err := Render(md, 120, StyleNoTTY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"isRetryable", "retryAfterSeconds", "errorCategory"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("at 120 columns the table's header %q is cut:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if w := len([]rune(l)); w > 120 {
+			t.Errorf("a line of %d columns in a view of 120:\n%s", w, out)
+		}
+	}
+}

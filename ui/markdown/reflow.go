@@ -157,3 +157,52 @@ func renderWith(s string, st lipgloss.Style, styled bool) string {
 	}
 	return st.Render(s)
 }
+
+// nbHyphen stands in for a hyphen inside inline code while glamour wraps: U+2011 (non-breaking
+// hyphen) is no break opportunity, so `Retry-After` never splits into "Retry-" and "After".
+// unprotect puts the hyphens back in the rendered lines.
+const nbHyphen = "\u2011"
+
+// protectCode replaces the hyphens of md's inline code spans with nbHyphen (code blocks and
+// prose are left alone).
+func protectCode(md string) string {
+	if !strings.Contains(md, "`") || !strings.Contains(md, "-") {
+		return md
+	}
+	src := []byte(md)
+	doc := parser.Parse(text.NewReader(src))
+	var at []int // byte offsets of hyphens inside code spans
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if _, ok := n.(*ast.CodeSpan); !ok {
+			return ast.WalkContinue, nil
+		}
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if t, ok := c.(*ast.Text); ok {
+				for i := t.Segment.Start; i < t.Segment.Stop; i++ {
+					if src[i] == '-' {
+						at = append(at, i)
+					}
+				}
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	if len(at) == 0 {
+		return md
+	}
+	var b strings.Builder
+	last := 0
+	for _, i := range at {
+		b.Write(src[last:i])
+		b.WriteString(nbHyphen)
+		last = i + 1
+	}
+	b.Write(src[last:])
+	return b.String()
+}
+
+// unprotect restores the hyphens protectCode replaced.
+func unprotect(s string) string { return strings.ReplaceAll(s, nbHyphen, "-") }

@@ -331,6 +331,9 @@ func (m *Model) content() (string, int, bool) {
 		opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 		base := len(lines)
 		lines = append(lines, opts...)
+		if m.a.HasNote() { // the note on a refused key ends the options: keep it in sight
+			cursor = len(opts) - 1
+		}
 		return strings.Join(lines, "\n"), base + cursor, false
 	}
 	verdict := len(lines)
@@ -436,3 +439,7 @@ func (m *Model) Len() int { return len(m.deck) }
 
 // Finished reports whether the summary is on show.
 func (m *Model) Finished() bool { return m.finished }
+
+// Overflows reports whether the card on show is longer than the screen: the key bar then keeps
+// the scroll keys.
+func (m *Model) Overflows() bool { return m.vp.Overflows() }

@@ -65,6 +65,7 @@ const (
 	noNote note = iota
 	fullNote
 	shortNote
+	noneNote // enter with nothing marked on a single-answer item
 )
 
 // New returns the question of opts (display order) answered by choose options (at least 1).
@@ -74,6 +75,10 @@ func New(opts []Choice, choose int) Model {
 
 // Chosen returns the marked option ids, sorted.
 func (a *Model) Chosen() []string { return slices.Sorted(maps.Keys(a.marked)) }
+
+// HasNote reports whether the options end with a note on the last key (a refused mark or
+// answer), which the page should bring into sight.
+func (a *Model) HasNote() bool { return a.note != noNote }
 
 // Marked is how many options are marked.
 func (a *Model) Marked() int { return len(a.marked) }
@@ -127,8 +132,9 @@ const (
 )
 
 // Key applies a key press: km's Cursor, Question and Letter bindings. A letter (or space on the
-// cursor's option) only marks; enter answers, so a mind can change before it (with nothing
-// marked on a single-answer item, enter takes the option under the cursor).
+// cursor's option) only marks; enter answers, so a mind can change before it. Enter with too
+// few options marked (none, on a single-answer item) answers nothing: it says what to mark, and
+// the card is neither recorded nor scheduled.
 func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap) Result {
 	letter := keymap.Index(km.Letter, msg.String())
 	switch {
@@ -144,13 +150,13 @@ func (a *Model) Key(msg tea.KeyPressMsg, km *keymap.KeyMap) Result {
 		}
 		return Moved
 	case key.Matches(msg, km.Question.Answer):
-		if a.choose == 1 && len(a.marked) == 0 {
-			a.mark(a.cursor)
-		}
 		if a.complete() {
 			return Answered
 		}
 		a.note = shortNote
+		if a.choose == 1 {
+			a.note = noneNote
+		}
 		return Moved
 	case letter >= 0 && letter < len(a.opts):
 		if a.mark(letter) {
@@ -198,9 +204,12 @@ func (a *Model) Lines(st *common.Styles, loc *i18n.Localizer, w int, radio bool)
 		hint = loc.N("question.unmark_first", a.choose)
 	case shortNote:
 		hint = loc.N("question.choose_exactly", a.choose, "Marked", len(a.marked))
+	case noneNote:
+		hint = loc.T("question.mark_first")
 	}
 	if hint != "" {
-		lines = append(lines, "", st.Fail.Render(common.WrapHanging("  ", hint, w)))
+		lines = append(lines, "")
+		lines = append(lines, strings.Split(st.Fail.Render(common.WrapHanging("  ", hint, w)), "\n")...)
 	}
 	return lines, cursorLine
 }

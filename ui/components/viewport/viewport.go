@@ -108,6 +108,13 @@ func (m *Model) FollowRange(first, last int) {
 	}
 }
 
+// Overflows reports whether the content is longer than the viewport (the scroll keys do
+// something).
+func (m *Model) Overflows() bool { return m.vp.TotalLineCount() > m.vp.Height() }
+
+// MoreBelow reports whether lines below the viewport's last are out of sight.
+func (m *Model) MoreBelow() bool { return m.vp.TotalLineCount() > m.vp.YOffset()+m.vp.Height() }
+
 // Percent formats the scroll position, or "" when everything fits.
 func (m *Model) Percent() string {
 	if m.vp.TotalLineCount() <= m.vp.Height() {

@@ -27,9 +27,11 @@ type Model struct {
 	filter   find.Model
 	langs    map[string]string               // kata → the language chosen for it
 	progress map[string]progress.KataSummary // nil until loaded (or without a store)
-	due      int                             // cards due now over every kata
-	open     bool                            // an unfinished mock exam waits in the store
-	read     time.Time                       // when the progress was last asked for
+	// wsGrades are the last grades of the app's workspace of each kata (nil entry: none).
+	wsGrades map[string]*progress.GradeRun
+	due      int       // cards due now over every kata
+	open     bool      // an unfinished mock exam waits in the store
+	read     time.Time // when the progress was last asked for
 	cursor   int
 	skipped  []string // the packets skipped for their problems, and why
 }
@@ -44,6 +46,7 @@ func (m *Model) SetSkipped(lines []string) { m.skipped = lines }
 // catalogProgressMsg carries every packet's summary and the cards due now.
 type catalogProgressMsg struct {
 	summaries map[string]progress.KataSummary
+	wsGrades  map[string]*progress.GradeRun
 	due       int
 	open      bool // an unfinished mock exam is stored
 }
@@ -53,14 +56,20 @@ func (m *Model) Refresh() tea.Cmd {
 	now := m.c.Now()
 	m.read = now
 	ps := m.all
+	ws := m.c.Workspace
 	return m.c.Read(m.c.T("store.reading_progress"), func(s common.Store) (tea.Msg, error) {
-		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}}
+		msg := catalogProgressMsg{summaries: map[string]progress.KataSummary{}, wsGrades: map[string]*progress.GradeRun{}}
 		for _, p := range ps {
 			sum, err := s.Summary(p.ID, now)
 			if err != nil {
 				return nil, err
 			}
 			msg.summaries[p.ID] = sum
+			if dir := ws(p.ID); dir != "" && sum.LastGrade != nil {
+				if msg.wsGrades[p.ID], err = s.LastGradeIn(p.ID, dir); err != nil {
+					return nil, err
+				}
+			}
 		}
 		due, err := s.Due(now, nil)
 		if err != nil {
@@ -157,7 +166,7 @@ func (m *Model) SetSize(w, h int) tea.Cmd {
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case catalogProgressMsg:
-		m.progress, m.due, m.open = msg.summaries, msg.due, msg.open
+		m.progress, m.wsGrades, m.due, m.open = msg.summaries, msg.wsGrades, msg.due, msg.open
 		for id, sum := range msg.summaries {
 			if sum.Language != "" {
 				m.langs[id] = sum.Language
@@ -255,7 +264,7 @@ func (m *Model) entry(i int) []string {
 	}
 	lines := []string{common.Truncate(marker+title+" "+st.Subtle.Render("("+p.ID+")"), m.c.Width)}
 	lines = append(lines, summaryLines(p.Summary, m.c.Width)...)
-	counts := m.c.T("catalog.counts", "Items", m.c.N("count.item", p.Counts.Items), "Traps", m.c.N("count.trap", p.Counts.Traps), "Fixtures", m.c.N("count.fixture", p.Counts.Fixtures), "Language", m.language(p), "Source", p.Source)
+	counts := m.c.T("catalog.counts", "Items", m.c.N("count.item", p.Counts.Items), "Traps", m.c.N("count.trap", p.Counts.Traps), "Fixtures", m.c.N("count.fixture", p.Counts.Fixtures), "Language", m.language(p), "Source", common.SourceName(m.c.Loc, p.Source))
 	lines = append(lines, strings.Split(st.Subtle.Render(common.WrapHanging("  ", counts, m.c.Width)), "\n")...)
 	if sum, ok := m.progress[p.ID]; ok {
 		lines = append(lines, strings.Split(common.WrapHanging("  ", m.progressLine(p, sum), m.c.Width), "\n")...)
@@ -263,22 +272,43 @@ func (m *Model) entry(i int) []string {
 	return append(lines, "")
 }
 
-// progressLine sums up a kata's progress: layers read, best mock exam, last grade, cards due.
+// progressLine sums up a kata's progress: layers read, best mock exam (the kata's share, as
+// kata stats shows it), last grade, cards due.
 func (m *Model) progressLine(p katas.Entry, sum progress.KataSummary) string {
-	st := m.c.Styles
 	parts := []string{m.c.T("catalog.read", "Read", len(sum.LayersRead), "Total", len(p.Layers))}
 	if b := sum.BestExam; b != nil {
-		parts = append(parts, m.c.T("catalog.best_mock", "Scaled", b.Scaled, "Points", b.Points, "Max", b.Max))
+		// the score the result screen showed, and the kata's own best share of an exam (the
+		// figure kata stats shows for the kata): a mixed exam's whole score alone shows the same
+		// number on every kata it drew from
+		parts = append(parts, m.c.T("catalog.best_mock", "Scaled", b.Scaled, "Points", b.Points, "Max", b.Max, "Share", sum.BestScaled))
 	} else {
 		parts = append(parts, m.c.T("catalog.no_mock"))
 	}
-	if g := sum.LastGrade; g != nil {
-		parts = append(parts, m.c.T("catalog.last_grade", "Mark", st.Mark(g.Status), "Passed", g.Passed, "Total", g.Passed+g.Failed+g.Errored))
-	} else {
-		parts = append(parts, m.c.T("catalog.not_graded"))
-	}
+	parts = append(parts, m.lastGrade(p, sum))
 	parts = append(parts, m.c.N("catalog.due", sum.Due))
 	return strings.Join(parts, " · ")
+}
+
+// lastGrade says the kata's last grade: the app workspace's, or, when that folder was never
+// graded, the newest of another folder, naming it. A grade that could not run says so instead
+// of counting no tests.
+func (m *Model) lastGrade(p katas.Entry, sum progress.KataSummary) string {
+	st := m.c.Styles
+	g, other := m.wsGrades[p.ID], false
+	if g == nil && sum.LastGrade != nil {
+		g, other = sum.LastGrade, m.c.Workspace(p.ID) != ""
+	}
+	if g == nil {
+		return m.c.T("catalog.not_graded")
+	}
+	s := m.c.T("catalog.last_grade", "Mark", st.Mark(g.Status), "Passed", g.Passed, "Total", g.Passed+g.Failed+g.Errored)
+	if g.Status == progress.GradeError {
+		s = m.c.T("catalog.last_grade_error", "Mark", st.Mark(g.Status))
+	}
+	if other && g.Workspace != "" {
+		s += " " + m.c.T("catalog.in_folder", "Folder", g.Workspace)
+	}
+	return s
 }
 
 // View draws the title and as many packets as fit, scrolled just enough to show the cursor.

@@ -326,14 +326,33 @@ func (m *Model) refresh() {
 // search is typed or kept).
 func (m *Model) View() string {
 	st := m.c.Styles
-	title := st.Title.Render(m.p.Title) + " " + st.Subtle.Render("("+m.p.ID+")")
+	// The title: the packet's title (cut first on a narrow screen), its id, the "in English"
+	// marker; on the right the reading status and the percentage, which a narrow screen keeps
+	// (the status goes before the title's marker does).
+	id := " " + st.Subtle.Render("("+m.p.ID+")")
+	marker := ""
 	if m.shown.Doc != "" && m.loader.InEnglish(m.p.ID, m.layerName()) {
-		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+		marker = " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
 	}
-	right := m.vp.Percent()
-	if m.read.done {
-		right = strings.TrimSpace(m.c.T("kata.read") + " · " + right)
+	pc := m.vp.Percent()
+	right := pc
+	if rs := m.readStatus(); rs != "" && pc != "" {
+		right = rs + " · " + pc
+	} else if rs != "" {
+		right = rs
 	}
+	const minTitle = 12 // the packet title's columns kept before the reading status goes
+	if m.c.Width-lipgloss.Width(right)-1-lipgloss.Width(id+marker) < minTitle {
+		right = pc
+	}
+	if m.c.Width-lipgloss.Width(right)-1-lipgloss.Width(id+marker) < minTitle {
+		id = ""
+	}
+	room := m.c.Width - lipgloss.Width(id+marker)
+	if right != "" {
+		room -= lipgloss.Width(right) + 1
+	}
+	title := common.Truncate(st.Title.Render(m.p.Title), max(room, 1)) + id + marker
 	if right != "" {
 		gap := m.c.Width - lipgloss.Width(title) - lipgloss.Width(right)
 		if gap > 0 {

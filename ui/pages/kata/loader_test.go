@@ -95,7 +95,7 @@ func TestFallbackMarker(t *testing.T) {
 	if h := header(es, ei); !strings.Contains(h, "· en inglés") {
 		t.Errorf("the examples layer, one file in English, is not marked: %q", h)
 	}
-	if h := header(lib, ei); strings.Contains(h, "·") {
+	if h := header(lib, ei); strings.Contains(h, ") ·") {
 		t.Errorf("the English layer is marked: %q", h)
 	}
 }

@@ -1,6 +1,7 @@
 package kata
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ type reading struct {
 	end   bool // the last line has been on screen
 	done  bool // recorded as read
 	words int
+	// ticking is set while a clock tick is scheduled: one a second while time is left, so the
+	// title's countdown moves.
+	ticking bool
 }
 
 // readTickMsg says the reading time of a showing may be up.
@@ -52,7 +56,30 @@ func (m *Model) startReading() tea.Cmd {
 		words += len(strings.Fields(l.Plain()))
 	}
 	m.read = reading{gen: m.read.gen + 1, since: m.c.Now(), need: readTime(words), words: words}
-	return tea.Batch(m.tick(m.read.need), m.checkRead(false))
+	return m.checkRead(false)
+}
+
+// left is the reading time still to go at now (0 once it is up).
+func (r *reading) left(now time.Time) time.Duration {
+	return max(r.need-now.Sub(r.since), 0)
+}
+
+// status says, for the title, how the layer on show stands towards counting as read: the time
+// left ("counts as read in 2:30"), then, once it is up, that its end is still to be reached;
+// "read" once recorded; "" before a layer is on show.
+func (m *Model) readStatus() string {
+	r := &m.read
+	switch {
+	case r.done:
+		return m.c.T("kata.read")
+	case r.since.IsZero() || m.doc == nil:
+		return ""
+	}
+	if left := r.left(m.c.Now()); left > 0 {
+		secs := int((left + time.Second - 1) / time.Second)
+		return m.c.T("kata.read_in", "Left", fmt.Sprintf("%d:%02d", secs/60, secs%60))
+	}
+	return m.c.T("kata.read_end")
 }
 
 // tick schedules the reading check after d.
@@ -62,22 +89,26 @@ func (m *Model) tick(d time.Duration) tea.Cmd {
 }
 
 // checkRead notes how far down the layer has been on screen and records it as read once it
-// has been scrolled to its end and its time is up. A tick that finds the time not up yet (the
-// clock restarted when the screen came back) schedules the next.
+// has been scrolled to its end and its time is up. While time is left it keeps one clock tick
+// scheduled (a second at most), so the title's countdown moves; tick says this call is one.
 func (m *Model) checkRead(tick bool) tea.Cmd {
 	r := &m.read
+	if tick {
+		r.ticking = false
+	}
 	if r.since.IsZero() || r.done || m.doc == nil || m.c.Height == 0 {
 		return nil
 	}
 	r.seen = max(r.seen, m.vp.YOffset()+m.vp.Height())
 	r.end = r.end || r.seen >= len(m.doc.Lines)
-	if !r.end {
-		return nil
-	}
-	if left := r.need - m.c.Now().Sub(r.since); left > 0 {
-		if tick {
-			return m.tick(left)
+	if left := r.left(m.c.Now()); left > 0 {
+		if r.ticking {
+			return nil
 		}
+		r.ticking = true
+		return m.tick(min(left, time.Second))
+	}
+	if !r.end {
 		return nil
 	}
 	r.done = true

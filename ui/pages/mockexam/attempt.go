@@ -90,6 +90,7 @@ func (m *Model) show(i int) {
 	m.a = question.New(question.Choices(q), q.Item.Choose)
 	m.a.Set(m.chosen[q.Ref])
 	m.vp.GotoTop()
+	m.follow = false // a new item opens at its stem, not at its options
 }
 
 // save stores the answer and flag of ref at once (without a store it only counts as kept in

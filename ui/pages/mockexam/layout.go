@@ -34,7 +34,7 @@ func (m *Model) refresh() {
 			m.vp.GotoTop()
 		default:
 			content, line := m.itemContent()
-			m.vp.SetContent(content)
+			m.setContent(content)
 			if m.follow {
 				m.vp.Follow(line, false)
 			}
@@ -43,7 +43,7 @@ func (m *Model) refresh() {
 	case stageResult:
 		m.vp.SetContent(m.resultContent())
 	case stageReview:
-		m.vp.SetContent(m.reviewContent())
+		m.setContent(m.reviewContent())
 	case stageOffer:
 		m.vp.SetContent(m.offerContent())
 	case stageSubmitting:
@@ -51,6 +51,23 @@ func (m *Model) refresh() {
 	default:
 		m.vp.SetContent(m.c.Styles.Subtle.Render("  " + m.c.T("mock.preparing")))
 	}
+}
+
+// setContent puts an item (or its review) on show, a line shorter than the space when it does
+// not fit: the line under it says there is more below (View).
+func (m *Model) setContent(s string) {
+	full := max(m.c.Height-3, 1)
+	m.vp.SetSize(m.c.Width, full)
+	m.vp.SetContent(s)
+	if m.vp.Overflows() && full > 2 {
+		m.vp.SetSize(m.c.Width, full-1)
+	}
+}
+
+// Overflows reports whether the item on show is longer than the screen: the key bar then
+// keeps the scroll keys.
+func (m *Model) Overflows() bool {
+	return (m.stage == stageTaking && m.mode == modeItems || m.stage == stageReview) && m.vp.Overflows()
 }
 
 // stemLines returns the stem of the item on show: rendered, or plain while it renders.
@@ -79,6 +96,9 @@ func (m *Model) itemContent() (string, int) {
 	opts, cursor := m.a.Lines(st, m.c.Loc, w, true)
 	base := len(lines)
 	lines = append(lines, opts...)
+	if m.a.HasNote() { // the note on a refused key ends the options: keep it in sight
+		cursor = len(opts) - 1
+	}
 	add("")
 	hint := m.c.T("mock.hint_saved", "Key", keymap.Key(m.c.Keys.Question.Mark))
 	if m.c.Store == nil || m.unsaved {

@@ -186,7 +186,11 @@ func (m *Model) ShortHelp() []key.Binding {
 		case modeConfirm:
 			return []key.Binding{x.Yes, x.No}
 		}
-		return []key.Binding{x.Next, x.Flag, x.Jump, x.Submit, k.Question.Mark}
+		b := []key.Binding{x.Next, x.Flag, x.Jump, x.Submit, k.Question.Mark}
+		if m.vp.Overflows() {
+			b = append(b, k.Scroll.PageUp)
+		}
+		return b
 	case stageResult:
 		return []key.Binding{x.Review, k.Scroll.Up, k.Scroll.PageUp}
 	case stageReview:
@@ -217,7 +221,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 // SetSize sizes the viewport and asks for the stem at the new width.
 func (m *Model) SetSize(w, h int) tea.Cmd {
 	m.c.SetSize(w, h)
-	m.follow = true
+	// A new size keeps the item where it is: following the cursor here would open a long
+	// item scrolled past its stem (the cursor is on the first option).
+	m.follow = m.mode == modeJump
 	m.vp.SetSize(w, h-3)
 	cmd := m.requestStem()
 	m.refresh()

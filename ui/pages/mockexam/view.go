@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/ui/common"
+	"github.com/kata-mcp/kata/ui/keymap"
 )
 
 // View draws the status line (item, counts, save state, countdown) and the stage's content.
@@ -58,7 +59,15 @@ func (m *Model) View() string {
 		left = common.Truncate(left, max(m.c.Width-lipgloss.Width(right)-1, 1))
 		head = left + strings.Repeat(" ", max(m.c.Width-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 	}
-	return common.Truncate(head, m.c.Width) + "\n" + common.Truncate(second, m.c.Width) + "\n\n" + m.vp.View()
+	body := m.vp.View()
+	if m.vp.Height() < m.c.Height-3 { // setContent left a line for the "more below" note
+		note := ""
+		if m.vp.MoreBelow() {
+			note = st.Accent.Render(common.Truncate("  ↓ "+m.c.T("mock.more_below", "Key", keymap.Name(m.c.Keys.Scroll.PageUp)), m.c.Width))
+		}
+		body += "\n" + note
+	}
+	return common.Truncate(head, m.c.Width) + "\n" + common.Truncate(second, m.c.Width) + "\n\n" + body
 }
 
 // saveState says whether the answers are saved.

@@ -83,8 +83,9 @@ func (t *Runs) StopAll(timeout time.Duration) {
 }
 
 // startGrade returns the command that runs grade for r in its own goroutine and then waits for
-// its first message. A panic in grade becomes an error report.
-func startGrade(r *gradeRun, runs *Runs, grade GradeFunc, dir string) tea.Cmd {
+// its first message; first names the tests to run first (grader.WithFirst). A panic in grade
+// becomes an error report.
+func startGrade(r *gradeRun, runs *Runs, grade GradeFunc, dir string, first []string) tea.Cmd {
 	return func() tea.Msg {
 		go func() {
 			defer runs.finished(r)
@@ -104,7 +105,7 @@ func startGrade(r *gradeRun, runs *Runs, grade GradeFunc, dir string) tea.Cmd {
 				case <-r.ctx.Done():
 				}
 			}
-			rep = grade(r.ctx, dir, progress)
+			rep = grade(grader.WithFirst(r.ctx, first), dir, progress)
 		}()
 		return waitGrade(r)()
 	}

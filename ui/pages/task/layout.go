@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -85,6 +84,11 @@ func (m *Model) summary(b *block) (spinAt int) {
 	case m.running():
 		spinAt = len(*b)
 		*b = append(*b, m.gradingLine())
+		if v := m.firstVerdict(); v != "" {
+			b.add(common.WrapHanging("  ", st.Label.Render(v), w))
+		}
+	case m.report == nil && m.stored != nil:
+		m.storedSummary(b)
 	case m.report == nil:
 		b.add(common.WrapHanging("", m.c.T("task.press_grade", "Key", keymap.Name(m.c.Keys.Task.Grade)), w))
 	case m.report.Status == grader.StatusError:
@@ -102,7 +106,7 @@ func (m *Model) summary(b *block) (spinAt int) {
 		if errored > 0 {
 			s += m.c.T("grade.and_errored", "Errored", errored)
 		}
-		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", rep.Seed)+" · "+(time.Duration(rep.DurationMS)*time.Millisecond).String()), w))
+		b.add(common.WrapHanging("", st.Label.Render(s)+st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", rep.Seed)+" · "+m.c.T("grade.ms", "N", rep.DurationMS)), w))
 		if m.prev != nil && rep == m.last {
 			d := grader.Compare(m.prev, rep)
 			b.add(common.WrapHanging("", m.c.T("task.since", "Delta", m.c.T("grade.delta", "Fixed", len(d.Fixed), "Still", len(d.StillFailing), "New", len(d.New))), w))
@@ -122,6 +126,29 @@ func (m *Model) summary(b *block) (spinAt int) {
 		}
 	}
 	return spinAt
+}
+
+// storedSummary lays out the last grade the progress store kept for this workspace (a grade
+// of an earlier run of the app, or of kata grade): when, its counts and seed, and that grading
+// again shows each test.
+func (m *Model) storedSummary(b *block) {
+	st := m.c.Styles
+	w := m.c.Width
+	g := m.stored
+	when := g.At.Local().Format("2006-01-02 15:04")
+	var s string
+	if g.Status == grader.StatusError {
+		s = m.c.T("task.stored_error", "When", when)
+	} else {
+		counts := m.c.T("grade.passed_failed", "Passed", g.Passed, "Failed", g.Failed)
+		if g.Errored > 0 {
+			counts += m.c.T("grade.and_errored", "Errored", g.Errored)
+		}
+		s = st.Mark(g.Status) + " " + m.c.T("task.stored", "When", when, "Counts", st.Label.Render(counts)) +
+			st.Subtle.Render(" · "+m.c.T("grade.seed", "Seed", g.Seed)+" · "+m.c.T("grade.ms", "N", g.Duration.Milliseconds()))
+	}
+	b.add(common.WrapHanging("", s, w))
+	b.add(st.Subtle.Render(common.WrapHanging("", m.c.T("task.stored_again", "Key", keymap.Name(m.c.Keys.Task.Grade)), w)))
 }
 
 // workspace lays out where the workspace is, its language and what to do with it.
@@ -166,7 +193,7 @@ func (m *Model) listContent() (lines []string, first, last int) {
 	b.add("")
 	b.add(st.Label.Render(m.c.T("task.steps")) + st.Subtle.Render(" · "+keymap.Says(m.c.Keys.Task.Open, m.c.T("task.read_step"))))
 	first = -1
-	for i, s := range m.p.Task.Steps {
+	for i, s := range m.task().Steps {
 		line := m.stepLine(s, i == m.step)
 		if i == m.step {
 			first = len(b)
@@ -345,17 +372,17 @@ func (m *Model) detailsAt(t grader.TestResult, withStep bool, w int) string {
 }
 
 // hint says where to look: the statement of the first rule the test broke, in the interface's
-// language, and the section of docs/grading.md that explains it, and (withStep) the step of the task that says what to do.
+// language, and the command that explains it (kata show KATA --rules ID), and (withStep) the step of the task that says what to do.
 func (m *Model) hint(t grader.TestResult, withStep bool) string {
 	var parts []string
 	for _, id := range t.FailedRules {
 		if r, ok := m.rules[id]; ok {
-			parts = append(parts, r.StatementIn(m.c.Loc, m.p)+" ("+r.Doc()+")")
+			parts = append(parts, r.StatementIn(m.c.Loc, m.p)+" ("+r.Command(m.p.ID)+")")
 			break
 		}
 	}
 	if withStep {
-		if _, ok := m.p.Task.Step(t.Step); ok {
+		if _, ok := m.task().Step(t.Step); ok {
 			parts = append(parts, m.c.T("task.step_says", "Step", t.Step, "Key", keymap.Name(m.c.Keys.Task.Open)))
 		}
 	}
@@ -364,7 +391,7 @@ func (m *Model) hint(t grader.TestResult, withStep bool) string {
 
 // stepLabel names a task step: "step 2 · Map failures".
 func (m *Model) stepLabel(n int) string {
-	if s, ok := m.p.Task.Step(n); ok {
+	if s, ok := m.task().Step(n); ok {
 		return m.c.T("grade.step_title", "Step", n, "Title", s.Title)
 	}
 	if n > 0 {
@@ -383,7 +410,7 @@ func (m *Model) firstFailure() *grader.TestResult {
 
 // stepIndex is the index of step n in the task, -1 if none.
 func (m *Model) stepIndex(n int) int {
-	for i, s := range m.p.Task.Steps {
+	for i, s := range m.task().Steps {
 		if s.Number == n {
 			return i
 		}
@@ -393,10 +420,10 @@ func (m *Model) stepIndex(n int) int {
 
 // selectedStep is the step under the cursor.
 func (m *Model) selectedStep() (katas.Step, bool) {
-	if m.step < 0 || m.step >= len(m.p.Task.Steps) {
+	if m.step < 0 || m.step >= len(m.task().Steps) {
 		return katas.Step{}, false
 	}
-	return m.p.Task.Steps[m.step], true
+	return m.task().Steps[m.step], true
 }
 
 // stepTests are the selected step's tests, in the run's order.
@@ -435,7 +462,9 @@ func (m *Model) selectedTest() *grader.TestResult {
 }
 
 // stepDoc is the rendering key's document of step s.
-func (m *Model) stepDoc(s katas.Step) string { return m.p.ID + "#step-" + strconv.Itoa(s.Number) }
+func (m *Model) stepDoc(s katas.Step) string {
+	return m.p.ID + "#" + m.language() + "#step-" + strconv.Itoa(s.Number)
+}
 
 // requestStep asks for the open step's text at its width and style.
 func (m *Model) requestStep() tea.Cmd {

@@ -7,13 +7,16 @@ package task
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui/common"
@@ -52,19 +55,29 @@ type Model struct {
 	// report is the grading on show (nil while one runs); last the latest finished one, prev
 	// the one before it: the screen says what changed between them.
 	report, last, prev *grader.Report
-	order              []string // the run's fixed test order (grader.TestOrder)
-	rules              map[grader.RuleID]grader.Rule
-	step               int    // the selected step, an index into p.Task.Steps
-	open               bool   // the selected step is open: its text beside its tests
-	test               string // the id of the selected test of the open step
-	follow             bool
+	// stored is the last grade of this workspace the progress store kept (from an earlier run
+	// of the app or kata grade), shown until a grading of this run takes its place.
+	stored *progress.GradeRun
+	order  []string // the run's fixed test order (grader.TestOrder)
+	rules  map[grader.RuleID]grader.Rule
+	step   int    // the selected step, an index into p.Task.Steps
+	open   bool   // the selected step is open: its text beside its tests
+	test   string // the id of the selected test of the open step
+	follow bool
+	// first are the ids of the tests that failed in the last grade, run first in the grading
+	// under way (grader.Options.First).
+	first []string
 	// regrade is set when a file changed during a grading: grade again when it ends.
 	regrade bool
 	// watching is set once the watcher command is out: later workspace checks start none.
 	watching bool
 	stepText stem.Model // the open step's text, rendered
-	opts     Options
-	vp       *viewport.Model
+	// tk is the task as read in the workspace's language tkLang (katas.Packet.TaskIn): the
+	// steps name that language's functions, types and null.
+	tk     katas.Task
+	tkLang string
+	opts   Options
+	vp     *viewport.Model
 	// top is the summary above the viewport (always in sight); lines the content laid out for
 	// the width below it; spinAt is the line of top with the grading spinner (-1 for none),
 	// the only line a spinner tick redraws.
@@ -122,15 +135,37 @@ func (m *Model) language() string {
 	return m.c.Language(m.p.Languages, m.chosen)
 }
 
+// storedGradeMsg carries the last grade of workspace dir that the progress store kept.
+type storedGradeMsg struct {
+	kata, dir string
+	g         *progress.GradeRun
+}
+
+// task is the task in the workspace's language (the one chosen, or the default before the
+// workspace exists).
+func (m *Model) task() katas.Task {
+	if lang := m.language(); lang != m.tkLang || m.tk.Steps == nil {
+		m.tk, m.tkLang = m.p.TaskIn(lang), lang
+	}
+	return m.tk
+}
+
 // Open returns the commands that check the workspace folder and read the language chosen for
-// the kata; the root calls it when the screen is shown.
+// the kata and the workspace's last grade; the root calls it when the screen is shown.
 func (m *Model) Open() tea.Cmd {
-	id := m.p.ID
+	id, dir := m.p.ID, m.dir
 	read := m.c.Read(m.c.T("store.reading_language"), func(s common.Store) (tea.Msg, error) {
 		l, err := s.Language(id)
 		return common.LanguageMsg{Kata: id, Language: l}, err
 	})
-	return tea.Batch(statWorkspace(m.p.ID, m.dir), read)
+	var last tea.Cmd
+	if m.last == nil { // a grade of this run is newer than anything stored
+		last = m.c.Read(m.c.T("store.reading_last_grade"), func(s common.Store) (tea.Msg, error) {
+			g, err := s.LastGradeIn(id, dir)
+			return storedGradeMsg{kata: id, dir: dir, g: g}, err
+		})
+	}
+	return tea.Batch(statWorkspace(m.p.ID, m.dir), read, last)
 }
 
 // running reports whether a grading is in flight.
@@ -230,6 +265,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.chosen = msg.Language
+	case storedGradeMsg:
+		if msg.kata != m.p.ID || msg.dir != m.dir {
+			return nil
+		}
+		m.stored = msg.g
 	case common.RenderedMsg:
 		if !m.stepText.Take(msg) {
 			return nil
@@ -259,6 +299,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.run = nil
 		m.finish(msg.rep)
 		cmd = m.recordGrade(msg.rep)
+		// The note said why this grading ran ("A file changed: grading again."); it is over,
+		// so the workspace line goes back to ready (a note kept here outlived its grading).
+		m.note = ""
 		if m.regrade {
 			m.regrade = false
 			m.note = m.c.T("task.changed_while")
@@ -353,7 +396,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.note = ""
 			return m.startGrade()
 		}
-	case key.Matches(msg, k.Open) && !m.open && len(m.p.Task.Steps) > 0:
+	case key.Matches(msg, k.Open) && !m.open && len(m.task().Steps) > 0:
 		m.open, m.test, m.follow = true, "", true
 		m.vp.GotoTop()
 		return m.requestStep()
@@ -371,7 +414,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) move(d int) {
 	m.follow = true
 	if !m.open {
-		m.step = max(min(m.step+d, len(m.p.Task.Steps)-1), 0)
+		m.step = max(min(m.step+d, len(m.task().Steps)-1), 0)
 		return
 	}
 	ts := m.stepTests()
@@ -400,8 +443,30 @@ func (m *Model) noWorkspace() string {
 // once. The last finished grading is kept to say what changed.
 func (m *Model) startGrade() tea.Cmd {
 	m.report, m.live, m.done, m.total, m.status = nil, nil, 0, 0, m.c.T("task.starting")
+	m.first = grader.Failing(m.last) // failed last time: run first, their verdict shown first
 	m.run = m.opts.Runs.newRun()
-	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir))
+	return tea.Batch(m.spin.Tick, startGrade(m.run, m.opts.Runs, m.opts.Grade, m.dir, m.first))
+}
+
+// firstVerdict says, once every test that failed last time has finished in the grading under
+// way, how many pass now: "" before then, or when none failed.
+func (m *Model) firstVerdict() string {
+	if len(m.first) == 0 {
+		return ""
+	}
+	pass, seen := 0, 0
+	for _, t := range m.live {
+		if slices.Contains(m.first, t.ID) {
+			seen++
+			if t.Status == grader.StatusPass {
+				pass++
+			}
+		}
+	}
+	if seen < len(m.first) {
+		return ""
+	}
+	return m.c.T("task.first_verdict", "Pass", pass, "Total", len(m.first))
 }
 
 // progress applies one grading event; finished tests take their place in the run's order.
@@ -431,18 +496,21 @@ func (m *Model) progress(ev grader.Event) {
 // View draws the task title and the content.
 func (m *Model) View() string {
 	st := m.c.Styles
-	title := st.Title.Render(m.p.Task.Title)
+	// The task's title gives way on a narrow screen; the step number, the "in English" marker
+	// and the scroll percentage after it always show.
+	var tail string
 	if m.open {
 		if s, ok := m.selectedStep(); ok {
-			title = st.Title.Render(m.p.Task.Title) + st.Subtle.Render(" · "+m.c.T("grade.step", "Step", s.Number))
+			tail += st.Subtle.Render(" · " + m.c.T("grade.step", "Step", s.Number))
 		}
 	}
 	if m.p.InEnglish("task.md") {
-		title += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
+		tail += " " + st.Accent.Render("· "+common.InEnglish(m.p.Locale))
 	}
 	if pc := m.vp.Percent(); pc != "" {
-		title += "  " + st.Subtle.Render(pc)
+		tail += "  " + st.Subtle.Render(pc)
 	}
+	title := common.Truncate(st.Title.Render(m.p.Task.Title), max(m.c.Width-lipgloss.Width(tail), 8)) + tail
 	top := ""
 	if len(m.top) > 0 {
 		top = strings.Join(m.top, "\n") + "\n"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,60 @@ func TestTaskScreenRegradesOnSave(t *testing.T) {
 	}
 	m.Update(gradeDoneMsg{id: first, rep: passing()})
 	if !m.running() || m.run.id == first || !strings.Contains(m.View(), "A file changed while grading: grading again.") {
-		t.Errorf("a save during the grading did not grade again when it ended:\n%s", m.View())
+		t.Fatalf("a save during the grading did not grade again when it ended:\n%s", m.View())
+	}
+	// Once the re-grade ends, the workspace line says ready again, not "grading again".
+	m.Update(gradeDoneMsg{id: m.run.id, rep: passing()})
+	if v := m.View(); m.running() || strings.Contains(v, "grading again") || !strings.Contains(v, "Ready") {
+		t.Errorf("after the re-grade ended the status did not return to ready:\n%s", v)
+	}
+}
+
+// TestRegradeRunsLastFailuresFirst (issue 27): a re-grade asks the grader to run the tests
+// that failed last time first, and the screen says how they fare as soon as they have all
+// finished, before the grading ends.
+func TestRegradeRunsLastFailuresFirst(t *testing.T) {
+	m, _, dir := watchedTask(t, false)
+	firsts := make(chan []string, 2)
+	m.opts.Grade = func(ctx context.Context, d string, progress func(grader.Event)) *grader.Report {
+		firsts <- grader.FirstFrom(ctx)
+		return passing()
+	}
+	m.Update(workspaceMsg{packet: "mini-kata", dir: dir, exists: true})
+	failing := &grader.Report{Version: 3, Status: grader.StatusFail, Kata: "mini-kata", Tests: []grader.TestResult{
+		{ID: "x", Name: "x", Status: grader.StatusFail, Step: 1}, {ID: "y", Name: "y", Status: grader.StatusPass, Step: 1}}}
+	m.startGrade()
+	m.Update(gradeDoneMsg{id: m.run.id, rep: failing})
+	cmd := m.startGrade()
+	if !slices.Equal(m.first, []string{"x"}) {
+		t.Fatalf("the re-grade runs first %v, want [x]", m.first)
+	}
+	id := m.run.id
+	m.Update(gradeEventMsg{id: id, ev: grader.Event{Kind: grader.EventTestFinished, TestID: "x", Test: "x", Done: 1, Total: 2,
+		Result: &grader.TestResult{ID: "x", Name: "x", Status: grader.StatusPass, Step: 1}}})
+	if v := m.View(); !m.running() || !strings.Contains(v, "The tests that failed last time: 1 of 1 pass now.") {
+		t.Errorf("the first verdict does not show while grading:\n%s", v)
+	}
+	// The command passes the ids to the grade function (grader.WithFirst).
+	go collectAll(cmd)
+	select {
+	case got := <-firsts:
+		if !slices.Equal(got, []string{"x"}) {
+			t.Errorf("the grade function got First %v, want [x]", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the grade function was never called")
+	}
+}
+
+// collectAll runs a command and the commands of a batch it returns, dropping their messages.
+func collectAll(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	if b, ok := cmd().(tea.BatchMsg); ok {
+		for _, c := range b {
+			go collectAll(c)
+		}
 	}
 }
