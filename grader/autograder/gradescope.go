@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -154,12 +155,13 @@ kata="$source_dir/kata"
 packets=()
 if [ -d "$source_dir/packets" ]; then packets=(--packets "$source_dir/packets"); fi
 
-# The workspace is the submission itself, or the one folder in it that holds kata.json (a
-# learner who uploads a zip of the workspace folder).
+# The workspace is the submission itself, or the one folder one or two levels down that holds
+# kata.json (a learner who uploads a zip of the workspace folder); kata class grade finds a
+# learner's workspace the same way (FindWorkspace).
 ws="$root/submission"
 if [ ! -f "$ws/kata.json" ]; then
-  found=$(find "$ws" -mindepth 2 -maxdepth 3 -name kata.json -not -path '*/node_modules/*' -print -quit 2>/dev/null)
-  if [ -n "$found" ]; then ws=$(dirname "$found"); fi
+  found=$(cd "$ws" && find . -mindepth 2 -maxdepth 3 -name kata.json -type f -not -path '*/node_modules/*' -not -path '*/.*/*' 2>/dev/null)
+  if [ -n "$found" ] && [ "$(printf '%s\n' "$found" | wc -l)" -eq 1 ]; then ws="$ws/$(dirname "${found#./}")"; fi
 fi
 
 # Grade a copy, so nothing the build writes lands in the submission.
@@ -286,4 +288,48 @@ func CheckKata(dir, want string, seed int64) *grader.Report {
 	}
 	return &grader.Report{Version: 3, Status: grader.StatusError, Kata: want, Seed: seed, Workspace: dir, Tests: []grader.TestResult{},
 		Message: fmt.Sprintf("kata.json: this workspace is for the kata %q, and this assignment grades %q: start from `kata init %s`", kc.Kata, want, want)}
+}
+
+// FindWorkspace returns the workspace of a submission folder as run_autograder finds it: the
+// folder itself when it holds kata.json, else the one folder one or two levels down that holds
+// kata.json (a learner who handed in the folder around their workspace: "zoe/my-work"),
+// leaving out node_modules and hidden folders. Only real folders are walked, never a symbolic
+// link, so a submission cannot point the grader elsewhere. ok is false when there is no such
+// folder or more than one.
+func FindWorkspace(dir string) (ws string, ok bool) {
+	if isRegular(filepath.Join(dir, "kata.json")) {
+		return dir, true
+	}
+	var found []string
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			// DirEntry.IsDir is false for a symbolic link, whatever it points to.
+			if !e.IsDir() || e.Name() == "node_modules" || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			sub := filepath.Join(d, e.Name())
+			if isRegular(filepath.Join(sub, "kata.json")) {
+				found = append(found, sub)
+			}
+			if depth < 2 {
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(dir, 1)
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
+// isRegular reports whether path is a regular file, not following a final symbolic link.
+func isRegular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }

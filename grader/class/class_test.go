@@ -75,13 +75,108 @@ func TestDiscover(t *testing.T) {
 	if _, err := Discover([]string{class, filepath.Join(class, "alice", "sub")}); err == nil {
 		t.Error("a missing folder is no error")
 	}
-	nested := filepath.Join(class, "bob", "inner")
+	nested := filepath.Join(class, "alice", "inner")
 	mkfile(t, filepath.Join(nested, "kata.json"), "{}")
 	if _, err := Discover([]string{class, nested}); err == nil || !strings.Contains(err.Error(), "cannot nest") {
 		t.Errorf("nested learner folders: %v", err)
 	}
 	if _, err := Discover([]string{filepath.Join(class, "empty")}); err == nil || !strings.Contains(err.Error(), "no learner folders") {
 		t.Errorf("an empty class folder: %v", err)
+	}
+}
+
+// TestDiscoverNestedAndLinked: a learner folder whose one workspace is a folder or two down is
+// graded there (as the Gradescope autograder finds it); a class folder of symbolic links to
+// learner folders is a class, each learner the folder linked to; a link inside a learner's
+// folder is never followed to find a workspace, and a link to a folder around the class is
+// refused.
+func TestDiscoverNestedAndLinked(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	mkfile(t, filepath.Join(work, "zoe", "my-work", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "yan", "a", "b", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "two", "a", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "two", "b", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "ada", "kata.json"), "{}")
+	mkfile(t, filepath.Join(root, "elsewhere", "kata.json"), "{}")
+	os.MkdirAll(filepath.Join(work, "eve"), 0o755)
+	os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(work, "eve", "link")) // never followed
+	links := filepath.Join(root, "links")
+	os.MkdirAll(links, 0o755)
+	for _, n := range []string{"zoe", "yan", "two", "ada", "eve"} {
+		if err := os.Symlink(filepath.Join(work, n), filepath.Join(links, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink(filepath.Join(root, "notes.txt"), filepath.Join(links, "dangling")) // not a folder: no learner
+	got, err := Discover([]string{links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ada": "work/ada", "eve": "work/eve", "two": "work/two", "yan": "work/yan/a/b", "zoe": "work/zoe/my-work"}
+	if len(got) != len(want) {
+		t.Fatalf("learners %+v", got)
+	}
+	realRoot, _ := filepath.EvalSymlinks(root)
+	for _, l := range got {
+		if rel, _ := filepath.Rel(realRoot, l.Dir); rel != filepath.FromSlash(want[l.Name]) {
+			t.Errorf("%s is graded in %s, want %s", l.Name, l.Dir, want[l.Name])
+		}
+	}
+	// a link to a folder that holds the class is no learner folder
+	os.Symlink(root, filepath.Join(links, "up"))
+	if _, err := Discover([]string{links}); err == nil || !strings.Contains(err.Error(), "cannot nest") {
+		t.Errorf("a link to a folder around the class: %v", err)
+	}
+}
+
+// TestAssignment: the class's kata is the one most learners name, or --kata's; a learner whose
+// workspace is for another kata is not graded and is a "this workspace is for …" row of the
+// class's kata, so the report stays a one-kata report.
+func TestAssignment(t *testing.T) {
+	lib := library(t)
+	_, learners := fakeClass(t, map[string]string{"alice": "pass", "bob": "category", "carol": "pass", "dave": ""})
+	for _, l := range learners {
+		k := "mcp-structured-errors"
+		if l.Name == "carol" {
+			k = "mcp-error-responses"
+		}
+		if l.Name != "dave" {
+			mkfile(t, filepath.Join(l.Dir, "kata.json"), `{"kata": "`+k+`"}`)
+		}
+	}
+	if k, n := Assignment(learners, ""); k != "mcp-structured-errors" || n != 2 {
+		t.Errorf("the class's kata: %s named by %d", k, n)
+	}
+	if k, n := Assignment(learners, "mcp-error-responses"); k != "mcp-error-responses" || n != 1 {
+		t.Errorf("--kata: %s named by %d", k, n)
+	}
+	store, err := OpenStore(filepath.Join(t.TempDir(), StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	f := &fakeGrader{lib: lib}
+	b, err := Run(context.Background(), lib, store, learners, Options{NoIsolation: true, Kata: "mcp-structured-errors", Seed: 1, SeedSet: true, grade: f.grade})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if graded := f.take(); slices.Contains(graded, "carol") {
+		t.Errorf("carol's workspace for another kata was graded: %v", graded)
+	}
+	r := BuildReport(lib, b, BuildOptions{})
+	if len(r.Katas) != 1 || r.Katas[0].Kata != "mcp-structured-errors" {
+		t.Errorf("katas %+v", r.Katas)
+	}
+	carol := r.Learners[2]
+	if carol.Name != "carol" || !carol.CannotGrade() || carol.Kata != "mcp-structured-errors" || carol.Points != 0 || carol.MaxPoints == 0 ||
+		!strings.HasPrefix(carol.Message, "this workspace is for the kata mcp-error-responses") {
+		t.Errorf("carol: %+v", carol)
+	}
+	var text bytes.Buffer
+	WriteText(&text, r, nil)
+	if !strings.Contains(text.String(), "cannot grade: this workspace is for the kata mcp-error-responses") {
+		t.Errorf("summary:\n%s", text.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +40,7 @@ type classFlags struct {
 	regrade, anonymize     bool
 	noIsolation, learnerFs bool
 	out, html, csv, json   string
+	kata                   string
 	timeout                time.Duration
 }
 
@@ -58,6 +60,7 @@ func newClassGradeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runClassGrade(cmd, args, f) },
 	}
 	fl := cmd.Flags()
+	fl.StringVar(&f.kata, "kata", "", "the class's kata: a learner whose workspace is for another one is a cannot-grade row (default: the kata most learners' kata.json name)")
 	fl.Int64Var(&f.seed, "seed", 0, "grade every learner with this seed (default: the class's from its results store, or a new one)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "learners graded at once")
 	fl.BoolVar(&f.regrade, "regrade", false, "grade every learner again, even those whose folder did not change since their result")
@@ -81,6 +84,12 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.kata != "" {
+		if _, ok := lib.Get(f.kata); !ok {
+			return fmt.Errorf("--kata %s: unknown kata (known: %s)", f.kata, strings.Join(lib.IDs(), ", "))
+		}
+	}
+	kata, naming := class.Assignment(learners, f.kata)
 	store, err := class.OpenStore(filepath.Join(f.out, class.StoreFile))
 	if err != nil {
 		return err
@@ -90,6 +99,14 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	defer stop()
 	errw := cmd.ErrOrStderr()
 	loc := i18n.New(userLocale(cmd))
+	// the assignment first: what the class is graded for, and how it was chosen
+	switch {
+	case kata == "":
+	case f.kata != "":
+		note(errw, loc, i18n.M("class.cli.assignment_given", "Kata", kata, "N", naming, "Total", len(learners)))
+	default:
+		note(errw, loc, i18n.M("class.cli.assignment_most", "Kata", kata, "N", naming, "Total", len(learners)))
+	}
 	// the isolation line: what the sandbox does not bound here (Run refuses on its own, with
 	// its reason, when there is no isolation and --no-isolation was not given)
 	if iso := sandbox.DetectIsolation(); iso.Isolated() || f.noIsolation {
@@ -98,7 +115,7 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	ticker := class.NewTicker(errw, isTerminal(errw), loc)
-	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
+	opts := class.Options{Kata: kata, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
 	ticker.Done()
