@@ -41,6 +41,9 @@ type Learner struct {
 	// Dir is the workspace's absolute path, symbolic links resolved: the learner's folder, or
 	// the one folder inside it that holds kata.json (autograder.FindWorkspace).
 	Dir string `json:"dir"`
+	// Given is the folder as given or listed, when a symbolic link makes it differ from Dir's
+	// folder (Scrubber hides both).
+	Given string `json:"-"`
 }
 
 // Discover lists the learners of the folders given: a folder that holds kata.json is one
@@ -143,6 +146,9 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 	names := uniqueNames(named)
 	for i, d := range dirs {
 		learners[i] = Learner{Name: names[i], Dir: d.real}
+		if d.named != d.real {
+			learners[i].Given = d.named
+		}
 	}
 	slices.SortFunc(learners, func(a, b Learner) int { return strings.Compare(a.Name, b.Name) })
 	return learners, nil

@@ -722,3 +722,95 @@ func TestTickerAndSummaryQuoteFolderNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAnonymizeScrubsLearnerOutput: an anonymized report, its learner files and the progress
+// on stderr hold no folder path and no folder name, not even in a traceback the learner's
+// server wrote; named learner files of an earlier run are removed, not left beside the
+// pseudonymous ones.
+func TestAnonymizeScrubsLearnerOutput(t *testing.T) {
+	lib := library(t)
+	root := t.TempDir()
+	alice := Learner{Name: "alice-smith", Dir: filepath.Join(root, "real", "alice-smith"), Given: filepath.Join(root, "links", "alice-smith")}
+	rep := fakeReport(lib, alice.Dir, 1, grader.RuleCategory)
+	for i := range rep.Tests {
+		if rep.Tests[i].Status != grader.StatusPass {
+			rep.Tests[i].Output = "Traceback (most recent call last):\n  File \"" + alice.Given + "/server.py\", line 3\nalice-smith's server: boom"
+			rep.Tests[i].Message += " (in " + alice.Dir + ")"
+		}
+	}
+	bob := Learner{Name: "bob", Dir: filepath.Join(root, "real", "bobby")}
+	bad := errorReport(bob, 1, "kata.json is missing: "+bob.Dir+" is not a workspace")
+	b := &Batch{Seed: 1, Results: []Result{{Learner: alice, Report: rep}, {Learner: bob, Report: bad}}}
+	key := []byte("k")
+	r := BuildReport(lib, b, BuildOptions{PseudonymKey: key})
+
+	dir := filepath.Join(root, "out", "learners")
+	mkfile(t, filepath.Join(dir, "alice-smith.results.json"), "{}") // a named run before
+	mkfile(t, filepath.Join(dir, "alice-smith.junit.xml"), "<x/>")
+	mkfile(t, filepath.Join(dir, "notes.txt"), "the instructor's own")
+	if _, err := WriteLearnerFiles(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var all bytes.Buffer
+	WriteJSON(&all, r)
+	WriteText(&all, r, nil)
+	WriteCSV(&all, r)
+	WriteHTML(&all, r, nil)
+	tk := NewTicker(&all, false, nil)
+	tk.Anonymize(key)
+	for _, res := range b.Results {
+		tk.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: &res, Done: 1, Total: 2})
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		c, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		if e.Name() != "notes.txt" {
+			all.Write(c)
+		}
+	}
+	if len(names) != 5 || !slices.Contains(names, "notes.txt") || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "alice") }) {
+		t.Errorf("learner files %v: want two per pseudonym and the instructor's notes", names)
+	}
+	for _, leak := range []string{"alice", "bobby", root} {
+		if i := strings.Index(all.String(), leak); i >= 0 {
+			t.Errorf("the anonymized output says %q: …%s…", leak, all.String()[max(i-80, 0):min(i+80, all.Len())])
+		}
+	}
+	if !strings.Contains(all.String(), Pseudonym(key, "alice-smith")+"/server.py") {
+		t.Error("the traceback lost its file name along with the folder")
+	}
+}
+
+// TestRoster: a roster maps folder names to student ids and emails, which the CSV carries;
+// a roster without the columns, or naming a learner twice, is an error naming the line.
+func TestRoster(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "roster.csv")
+	mkfile(t, path, "\ufeffFolder, Student_ID ,Email\nalice,S1,alice@example.edu\nbob,S2,\n\n")
+	ro, err := ReadRoster(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := ro.Lookup("class/alice"); !ok || e.StudentID != "S1" || e.Email != "alice@example.edu" {
+		t.Errorf("alice: %+v %v", e, ok)
+	}
+	r := classReport(t, BuildOptions{Roster: ro})
+	var out bytes.Buffer
+	WriteCSV(&out, r)
+	rows, _ := csv.NewReader(&out).ReadAll()
+	if rows[0][1] != "student_id" || rows[0][2] != "email" || rows[1][1] != "S1" || rows[2][1] != "S2" || rows[3][1] != "" {
+		t.Errorf("CSV with a roster: %v", rows[:4])
+	}
+	for content, want := range map[string]string{
+		"name,email\nalice,a@x\n":       "no student id column",
+		"folder,id\nalice,1\nalice,2\n": ":3: \"alice\" is in the roster twice",
+		"folder,id\n,7\n":               ":2: a learner and a student id",
+	} {
+		mkfile(t, path, content)
+		if _, err := ReadRoster(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("roster %q: %v, want %q", content, err, want)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type Report struct {
 	Jobs       int       `json:"jobs"`
 	DurationMS int64     `json:"duration_ms"`
 	Anonymized bool      `json:"anonymized"`
+	// Rostered says a roster gave the learners student ids (LearnerRow.StudentID).
+	Rostered bool `json:"rostered,omitempty"`
 	Generated  time.Time `json:"generated"`
 }
 
@@ -60,6 +62,10 @@ type LearnerRow struct {
 	Name string `json:"name"`
 	// Dir is the learner's folder; empty when the report is anonymized.
 	Dir string `json:"dir,omitempty"`
+	// StudentID and Email are the roster's (BuildOptions.Roster) for the learner; empty when
+	// there is no roster or it does not name the learner.
+	StudentID string `json:"student_id,omitempty"`
+	Email     string `json:"email,omitempty"`
 	// Kata is the learner's kata; for a folder that is no workspace, the class's kata when the
 	// class has one (and the learner 0 of its points), else empty.
 	Kata string `json:"kata,omitempty"`
@@ -81,10 +87,10 @@ type LearnerRow struct {
 	// report is the learner's grader report, for the per-learner files.
 	report *grader.Report
 	// why is Message as a catalog message (nil when it is none, as in a result read back from
-	// the results store); hide, when set, is the folder path an anonymized Message replaced
-	// by Name.
-	why  *i18n.Msg
-	hide string
+	// the results store); scrub, when set, is what anonymizing does to the learner's text
+	// (Scrubber).
+	why   *i18n.Msg
+	scrub func(string) string
 }
 
 // CannotGrade reports whether the learner's submission could not be graded.
@@ -97,8 +103,8 @@ func (l LearnerRow) MessageIn(loc *i18n.Localizer) string {
 		return l.Message
 	}
 	s := grader.Sanitize(loc.Say(*l.why))
-	if l.hide != "" {
-		s = strings.ReplaceAll(s, l.hide, l.Name)
+	if l.scrub != nil {
+		s = l.scrub(s)
 	}
 	return s
 }
@@ -132,7 +138,10 @@ type BuildOptions struct {
 	// PseudonymKey, when set, anonymizes the report: learner names become Pseudonym(key, name)
 	// and folder paths are left out.
 	PseudonymKey []byte
-	Generated    time.Time
+	// Roster, when set, gives each learner it names a student id and an email. An anonymized
+	// report leaves them out.
+	Roster    *Roster
+	Generated time.Time
 }
 
 // BuildReport makes the class report of a batch, scoring each learner against its kata's
@@ -140,15 +149,23 @@ type BuildOptions struct {
 func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 	rep := &Report{Seed: b.Seed, Graded: b.Graded, Reused: b.Reused, Jobs: b.Jobs, DurationMS: b.Duration.Milliseconds(),
 		Anonymized: o.PseudonymKey != nil, Generated: o.Generated}
+	rep.Rostered = o.Roster != nil && !rep.Anonymized
 	kataIdx := map[string]int{}
 	rules := map[grader.RuleID]*RuleCount{}
 	statements := map[grader.RuleID]string{}
 	for _, res := range b.Results {
 		r := res.Report
+		var scrub func(string) string
+		if rep.Anonymized {
+			scrub = Scrubber(res.Learner, Pseudonym(o.PseudonymKey, res.Name))
+			r = scrubReport(r, scrub)
+		}
 		row := LearnerRow{Name: res.Name, Dir: res.Dir, Kata: r.Kata, Status: r.Status, Reused: res.Reused,
-			DurationMS: res.Duration.Milliseconds(), report: r}
+			DurationMS: res.Duration.Milliseconds(), report: r, scrub: scrub}
 		if rep.Anonymized {
 			row.Name, row.Dir = Pseudonym(o.PseudonymKey, res.Name), ""
+		} else if e, ok := o.Roster.Lookup(res.Name); ok {
+			row.StudentID, row.Email = e.StudentID, e.Email
 		}
 		p, known := lib.Get(r.Kata)
 		if known {
@@ -163,10 +180,7 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, round1(s.Percent()), s.Steps
 		}
 		if row.CannotGrade() {
-			row.Message, row.why = r.Message, r.Why
-			if rep.Anonymized {
-				row.Message, row.hide = strings.ReplaceAll(row.Message, res.Dir, row.Name), res.Dir
-			}
+			row.Message, row.why = r.Message, res.Report.Why
 			row.Steps = nil
 			rep.CannotGrade++
 		} else {

@@ -110,6 +110,9 @@ func indentRest(s, prefix string) string {
 func WriteCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
 	head := []string{"learner", "kata", "status", "passed", "tests"}
+	if r.Rostered {
+		head = append(head[:1], append([]string{"student_id", "email"}, head[1:]...)...)
+	}
 	type col struct {
 		kata string
 		step int
@@ -133,6 +136,9 @@ func WriteCSV(w io.Writer, r *Report) error {
 		row := []string{textCell(l.Name), l.Kata, l.Status, "", ""}
 		if !l.CannotGrade() {
 			row[3], row[4] = fmt.Sprint(l.Passed), fmt.Sprint(l.Tests)
+		}
+		if r.Rostered {
+			row = append(row[:1], append([]string{textCell(l.StudentID), textCell(l.Email)}, row[1:]...)...)
 		}
 		for _, c := range cols {
 			cell := ""
@@ -177,10 +183,29 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // WriteLearnerFiles writes each learner's own reports into dir: NAME.results.json (the
 // grader's JSON report, docs/grading.md#json-report) and NAME.junit.xml (JUnit XML), NAME
 // being the learner's name (or pseudonym) with other characters than letters, digits, '.',
-// '_' and '-' turned into '_'. It returns the paths written.
+// '_' and '-' turned into '_'. Learner files of an earlier run that this one does not write
+// (named files, when this run is anonymized; a learner gone since) are removed, so the folder
+// never holds named files beside pseudonymous ones. It returns the paths written.
 func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, l := range r.Learners {
+		base := unsafeName.ReplaceAllString(l.Name, "_")
+		keep[base+".results.json"], keep[base+".junit.xml"] = true, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && !keep[n] && (strings.HasSuffix(n, ".results.json") || strings.HasSuffix(n, ".junit.xml")) {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var paths []string
 	for _, l := range r.Learners {

@@ -40,7 +40,7 @@ type classFlags struct {
 	regrade, anonymize     bool
 	noIsolation, learnerFs bool
 	out, html, csv, json   string
-	kata                   string
+	kata, roster           string
 	timeout                time.Duration
 }
 
@@ -69,7 +69,8 @@ func newClassGradeCmd() *cobra.Command {
 	fl.StringVar(&f.csv, "csv", "", "also write the class as CSV to `FILE` (one row per learner, a column per task step; - for stdout)")
 	fl.StringVar(&f.json, "json", "", "also write the class report as JSON to `FILE` (- for stdout)")
 	fl.BoolVar(&f.learnerFs, "learner-files", false, "also write each learner's results.json and JUnit XML into OUT/learners/")
-	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms (and leave folder paths out) in every report")
+	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms, and folder paths and names in learner output by them, in every report and on stderr")
+	fl.StringVar(&f.roster, "roster", "", "a CSV `FILE` mapping learners (folder,student_id,email) to the school's student ids: the CSV gets student_id and email columns")
 	fl.BoolVar(&f.noIsolation, "no-isolation", false, "grade although the grader cannot isolate learner code (only code you would run yourself)")
 	fl.DurationVar(&f.timeout, "timeout", class.DefaultTimeout, "stop one learner's grade after this long (beyond the grader's own deadlines)")
 	return cmd
@@ -79,6 +80,15 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	lib, err := loadLibrary(cmd)
 	if err != nil {
 		return err
+	}
+	if f.anonymize && f.roster != "" {
+		return i18n.Err("class.cli.anonymize_roster")
+	}
+	var roster *class.Roster
+	if f.roster != "" {
+		if roster, err = class.ReadRoster(f.roster); err != nil {
+			return err
+		}
 	}
 	learners, err := class.Discover(args, f.out)
 	if err != nil {
@@ -115,6 +125,13 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	ticker := class.NewTicker(errw, isTerminal(errw), loc)
+	var key []byte
+	if f.anonymize {
+		if key, err = store.PseudonymKey(); err != nil {
+			return err
+		}
+		ticker.Anonymize(key)
+	}
 	opts := class.Options{Kata: kata, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
@@ -122,10 +139,16 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	if batch == nil {
 		return runErr
 	}
-	bo := class.BuildOptions{Generated: time.Now()}
-	if f.anonymize {
-		if bo.PseudonymKey, err = store.PseudonymKey(); err != nil {
-			return err
+	bo := class.BuildOptions{Generated: time.Now(), PseudonymKey: key, Roster: roster}
+	if roster != nil {
+		var missing []string
+		for _, l := range learners {
+			if _, ok := roster.Lookup(l.Name); !ok {
+				missing = append(missing, l.Name)
+			}
+		}
+		if len(missing) > 0 {
+			warning(errw, loc, i18n.M("class.cli.roster_missing", "Roster", f.roster, "N", len(missing), "Names", strings.Join(missing, ", ")))
 		}
 	}
 	rep := class.BuildReport(lib, batch, bo)
