@@ -31,13 +31,13 @@ type Report struct {
 	Reused      int `json:"reused"`
 	CannotGrade int `json:"cannot_grade"`
 	// Gradable counts the learners who could be graded (every learner but CannotGrade).
-	Gradable   int       `json:"gradable"`
-	Jobs       int       `json:"jobs"`
-	DurationMS int64     `json:"duration_ms"`
-	Anonymized bool      `json:"anonymized"`
+	Gradable   int   `json:"gradable"`
+	Jobs       int   `json:"jobs"`
+	DurationMS int64 `json:"duration_ms"`
+	Anonymized bool  `json:"anonymized"`
 	// Rostered says a roster gave the learners student ids (LearnerRow.StudentID).
-	Rostered bool `json:"rostered,omitempty"`
-	Generated  time.Time `json:"generated"`
+	Rostered  bool      `json:"rostered,omitempty"`
+	Generated time.Time `json:"generated"`
 }
 
 // KataSteps is one kata of the class and its graded task steps, as report columns.
