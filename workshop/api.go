@@ -46,7 +46,10 @@ type JoinRequest struct {
 // JoinResponse is what a learner gets on joining: their id and token (shown once; the
 // server keeps only its hash), the workshop, and what the instructor has published so far.
 type JoinResponse struct {
-	Learner  string `json:"learner"`
+	Learner string `json:"learner"`
+	// Name is the name the board shows: the one asked for, or, when another learner present
+	// has it, the same with a number ("Ben (2)").
+	Name     string `json:"name,omitempty"`
 	Token    string `json:"token"`
 	Workshop Info   `json:"workshop"`
 	State    State  `json:"state"`
@@ -100,20 +103,21 @@ type QuizRequest struct {
 
 // Error codes of APIError.
 const (
-	ErrMalformed   = "malformed_json"  // 400: the body is not the JSON expected
-	ErrInvalid     = "invalid"         // 400/422: a field is wrong (Message names it)
-	ErrNoToken     = "no_token"        // 401: no Authorization: Bearer token
-	ErrBadToken    = "bad_token"       // 401: the token is unknown
-	ErrForbidden   = "forbidden"       // 403: the token may not do this
-	ErrNotFound    = "not_found"       // 404: no such workshop code, path or item
-	ErrMethod      = "method"          // 405
-	ErrClosed      = "closed"          // 410: the workshop is closed; its code has expired
-	ErrTooLarge    = "too_large"       // 413: the body is over MaxBody or MaxBatch events
-	ErrContentType = "content_type"    // 415: the body is not application/json
-	ErrRateLimited = "rate_limited"    // 429: too many requests; Retry-After says when to retry
-	ErrFull        = "workshop_full"   // 409: the workshop has its most learners
-	ErrUnavailable = "unavailable"     // 503: the store failed; try again
-	ErrConflict    = "quiz_not_active" // 409: no live quiz to reveal or close
+	ErrMalformed    = "malformed_json"  // 400: the body is not the JSON expected
+	ErrInvalid      = "invalid"         // 400/422: a field is wrong (Message names it)
+	ErrNoToken      = "no_token"        // 401: no Authorization: Bearer token
+	ErrBadToken     = "bad_token"       // 401: the token is unknown
+	ErrForbidden    = "forbidden"       // 403: the token may not do this
+	ErrNotFound     = "not_found"       // 404: no such workshop code, path or item
+	ErrMethod       = "method"          // 405
+	ErrClosed       = "closed"          // 410: the workshop is closed; its code has expired
+	ErrTooLarge     = "too_large"       // 413: the body is over MaxBody or MaxBatch events
+	ErrContentType  = "content_type"    // 415: the body is not application/json
+	ErrRateLimited  = "rate_limited"    // 429: too many requests; Retry-After says when to retry
+	ErrFull         = "workshop_full"   // 409: the workshop has its most learners
+	ErrTooManyJoins = "too_many_joins"  // 403: this address joined its most learners
+	ErrUnavailable  = "unavailable"     // 503: the store failed; try again
+	ErrConflict     = "quiz_not_active" // 409: no live quiz to reveal or close
 )
 
 // APIError is the JSON body of every 4xx and 5xx answer: {"error": code, "message": text}.

@@ -231,6 +231,9 @@ func (a *Agent) Join(ctx context.Context, joinURL, name string) (*progress.Membe
 	if err != nil {
 		return nil, fmt.Errorf("joining %s: %w", j, err)
 	}
+	if jr.Name != "" {
+		name = jr.Name // made unique by the server
+	}
 	m := progress.Membership{Base: j.Base, Code: jr.Workshop.Code, Learner: jr.Learner, Token: jr.Token, Name: name,
 		Katas: jr.Workshop.Katas, Joined: time.Now(), State: jr.State}
 	if err := a.q.JoinWorkshop(m); err != nil {

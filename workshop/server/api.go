@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -305,9 +306,17 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
 		return
 	}
+	addr := s.clientAddr(r)
+	if !s.limits.seat(ws.ID, addr) {
+		writeErr(w, http.StatusForbidden, workshop.ErrTooManyJoins, fmt.Sprintf("this address already joined %d learners to workshop %s, the most one address may; ask your instructor", s.limits.l.SeatsPerAddress, code))
+		return
+	}
 	tok := newToken()
 	l := store.Learner{ID: newID("L"), Workshop: ws.ID, Name: name, Joined: s.now()}
 	ev, err := s.store.Join(r.Context(), l, hashToken(tok), s.opts.MaxLearners)
+	if err != nil {
+		s.limits.unseat(ws.ID, addr)
+	}
 	switch {
 	case errors.Is(err, store.ErrClosed):
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
@@ -325,8 +334,8 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.offer([]workshop.Event{ev})
-	s.log.Info("joined", "workshop", code, "learner", l.ID, "name", name, "addr", s.clientAddr(r))
-	writeJSON(w, http.StatusCreated, workshop.JoinResponse{Learner: l.ID, Token: tok, Workshop: ws.Info(), State: h.state()})
+	s.log.Info("joined", "workshop", code, "learner", l.ID, "name", ev.Name, "addr", addr)
+	writeJSON(w, http.StatusCreated, workshop.JoinResponse{Learner: l.ID, Name: ev.Name, Token: tok, Workshop: ws.Info(), State: h.state()})
 }
 
 func (s *Server) handleLeave(w http.ResponseWriter, r *http.Request, l store.Learner, h *hub, hash string) {
@@ -363,8 +372,23 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, l store.Le
 			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: err.Error()})
 			continue
 		}
+		if e.Kata != "" && !slices.Contains(h.ws.Katas, e.Kata) {
+			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: fmt.Sprintf("kata %q is not one of this workshop's katas (%s)", e.Kata, strings.Join(h.ws.Katas, ", "))})
+			continue
+		}
 		e.Seq, e.Received = 0, time.Time{}
 		ok = append(ok, e)
+	}
+	room, err := s.limits.eventRoom(l.ID, func() (int, error) { return s.store.EventCount(r.Context(), h.ws.ID, l.ID) })
+	if err != nil {
+		s.storeFailed(w, "counting events", err)
+		return
+	}
+	if len(ok) > room {
+		for _, e := range ok[room:] {
+			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: fmt.Sprintf("this learner has sent %d events, the most a workshop keeps of one learner; the board has your progress so far", s.limits.l.EventsPerLearner)})
+		}
+		ok = ok[:room]
 	}
 	if len(ok) > 0 {
 		stored, dups, err := s.store.Append(r.Context(), h.ws.ID, l.ID, ok, s.now())
@@ -377,6 +401,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, l store.Le
 			return
 		}
 		h.offer(stored)
+		s.limits.stored(l.ID, len(stored))
 		resp.Accepted, resp.Duplicates = len(stored), dups
 	}
 	writeJSON(w, http.StatusOK, resp)

@@ -365,7 +365,8 @@ func TestSecurity(t *testing.T) {
 // TestThousandJoinsFromOneAddress: the join limit per address lets a classroom's burst in,
 // then answers 429 with Retry-After; no more learners are added than were let in.
 func TestThousandJoinsFromOneAddress(t *testing.T) {
-	r := startRig(t, "", Options{Now: func() time.Time { return t0 }}) // the bucket never refills
+	// the bucket never refills; no cap of seats per address (TestTheRoom has it)
+	r := startRig(t, "", Options{Now: func() time.Time { return t0 }, Limits: Limits{SeatsPerAddress: -1}})
 	ok, limited := 0, 0
 	for i := range 1000 {
 		s, ae, h := r.raw("POST", workshop.PathJoin, "", "application/json", strings.NewReader(fmt.Sprintf(`{"code":%q,"name":"L%d"}`, r.class.Code(), i)))
@@ -565,5 +566,56 @@ func TestStreamEndsWhenServerCloses(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the stream outlived the server")
+	}
+}
+
+// TestTheRoom: one address cannot take more than its seats while a learner elsewhere still
+// joins; a name already present is made unique; a learner's events for a kata the workshop
+// does not have, and past the learner's quota, are refused one by one with why.
+func TestTheRoom(t *testing.T) {
+	r := startRig(t, "", Options{TrustProxy: true, Limits: Limits{SeatsPerAddress: 3, EventsPerLearner: 2}})
+	join := func(addr, name string) (int, workshop.JoinResponse, workshop.APIError) {
+		req, _ := http.NewRequest("POST", r.http.URL+workshop.PathJoin, strings.NewReader(fmt.Sprintf(`{"code":%q,"name":%q}`, r.class.Code(), name)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", addr)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var jr workshop.JoinResponse
+		var ae workshop.APIError
+		b, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(b, &jr)
+		json.Unmarshal(b, &ae)
+		return resp.StatusCode, jr, ae
+	}
+	for i := range 5 {
+		s, _, ae := join("10.0.0.1", fmt.Sprintf("bot%d", i))
+		if (i < 3) != (s == http.StatusCreated) || (i >= 3 && (s != http.StatusForbidden || ae.Code != workshop.ErrTooManyJoins)) {
+			t.Errorf("join %d from the flooding address: %d %+v", i, s, ae)
+		}
+	}
+	s, ben, _ := join("10.0.0.2", "Ben")
+	if s != http.StatusCreated || ben.Name != "Ben" {
+		t.Fatalf("a real learner: %d %+v", s, ben)
+	}
+	if s, ben2, _ := join("10.0.0.3", " ben "); s != http.StatusCreated || ben2.Name != "ben (2)" {
+		t.Errorf("a second Ben: %d, named %q", s, ben2.Name)
+	}
+	c := r.client(ben.Token)
+	resp, err := c.Send(context.Background(), []workshop.Event{layer("e1", "knowledge"),
+		{ID: "e2", Kind: workshop.KindLayer, Kata: "other-kata", Layer: "knowledge", At: t0}, layer("e3", "examples"), layer("e4", "traps")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ben's joined event counts toward his quota of 2: e1 is stored, e3 and e4 are past it
+	var why []string
+	for _, rj := range resp.Rejected {
+		why = append(why, rj.ID+": "+rj.Error)
+	}
+	if resp.Accepted != 1 || len(resp.Rejected) != 3 || !strings.Contains(why[0], `e2: kata "other-kata" is not one of this workshop's katas`) ||
+		!strings.Contains(why[1], "the most a workshop keeps of one learner") {
+		t.Errorf("accepted %d, rejected %q", resp.Accepted, why)
 	}
 }
