@@ -37,8 +37,8 @@ type Workshop interface {
 
 // Options configure the board.
 type Options struct {
-	// JoinLine is what learners type to join; BoardURL the web board's address (with the
-	// instructor's token), both shown at the top.
+	// JoinLine is what learners type to join; BoardURL the web board's address, both shown
+	// at the top. The board is for projecting: BoardURL must not hold the instructor token.
 	JoinLine, BoardURL string
 	// NoColor drops colours; Light picks styles for a light background.
 	NoColor, Light bool

@@ -458,13 +458,25 @@ func (b *Board) Row(id string, now time.Time) Row {
 	return r
 }
 
+// finished reports whether learner l's last grade of every kata of the workshop passed.
+func (b *Board) finished(l *learner) bool {
+	for _, p := range b.packets {
+		st := l.katas[p.ID]
+		if st == nil || st.verdict == nil || st.verdict.Status != "pass" {
+			return false
+		}
+	}
+	return len(b.packets) > 0
+}
+
 // flags says why learner l needs attention at now.
 func (b *Board) flags(l *learner, now time.Time) []i18n.Msg {
 	if l.left || b.state.Closed {
 		return nil
 	}
 	var out []i18n.Msg
-	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle {
+	// a learner whose last grade of every kata passes has finished: no progress is to be made
+	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle && !b.finished(l) {
 		out = append(out, i18n.M("workshop.board.idle", "Minutes", int(idle.Minutes())))
 	}
 	for _, p := range b.packets {

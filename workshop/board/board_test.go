@@ -135,8 +135,13 @@ func TestBoardFlagsIdleAndRepeatedFailures(t *testing.T) {
 		t.Errorf("Ana's reason in Spanish: %q", got)
 	}
 	f.add(workshop.Event{Learner: "L1", Kind: workshop.KindLeft})
-	if s := b.Summary(t0.Add(time.Hour)); s.Learners != 1 || len(s.Attention) != 1 || s.Attention[0].Name != "Ben" {
-		t.Errorf("after Ana left: %+v; want 1 learner, Ben idle", s)
+	// Ben's last grade passes every test: he has finished, and is no idle learner.
+	if s := b.Summary(t0.Add(time.Hour)); s.Learners != 1 || len(s.Attention) != 0 {
+		t.Errorf("after Ana left: %+v; want 1 learner, Ben finished, nobody idle", s)
+	}
+	f.add(workshop.Event{Learner: "L2", Kind: workshop.KindVerdict, Kata: "mini-kata", Verdict: verdict(1, 1)})
+	if s := b.Summary(t0.Add(2 * time.Hour)); len(s.Attention) != 1 || s.Attention[0].Name != "Ben" {
+		t.Errorf("Ben failing again, an hour on: %+v; want Ben idle", s.Attention)
 	}
 }
 

@@ -619,3 +619,16 @@ func TestTheRoom(t *testing.T) {
 		t.Errorf("accepted %d, rejected %q", resp.Accepted, why)
 	}
 }
+
+// TestRestartKeepsTheToken: opening the workshop again with its instructor token keeps it;
+// with a token that is not the workshop's, a new one is issued.
+func TestRestartKeepsTheToken(t *testing.T) {
+	r := startRig(t, "", Options{})
+	ctx := context.Background()
+	if _, tok, _, err := r.srv.OpenWith(ctx, []string{"mini-kata"}, Opening{}, r.token); err != nil || tok != r.token {
+		t.Errorf("reopened with its token: %v, token kept %v", err, tok == r.token)
+	}
+	if _, tok, _, err := r.srv.OpenWith(ctx, []string{"mini-kata"}, Opening{}, strings.Repeat("0", 64)); err != nil || tok == r.token || len(tok) != 64 {
+		t.Errorf("reopened with a stranger's token: %v, %q", err, tok)
+	}
+}
