@@ -328,6 +328,25 @@ func (f *fakeGrader) grade(ctx context.Context, lib *katas.Library, dir string, 
 		return fakeReport(f.lib, dir, o.Seed, grader.RuleCategory)
 	case "both":
 		return fakeReport(f.lib, dir, o.Seed, grader.RuleCategory, grader.RuleRetryAfter)
+	case "flood":
+		// breaks category, and floods stderr: 3 KB of one learner's output
+		rep := fakeReport(f.lib, dir, o.Seed, grader.RuleCategory)
+		for i := range rep.Tests {
+			if rep.Tests[i].Status != grader.StatusPass {
+				rep.Tests[i].Output = strings.Repeat("debug: still here\n", 170) + "Traceback: KeyError 'category'"
+			}
+		}
+		return rep
+	case "template":
+		// passes the server's tests; the client is the template's, which is not written
+		rep := fakeReport(f.lib, dir, o.Seed)
+		for range 3 {
+			rep.Tests = append(rep.Tests, grader.TestResult{ID: "client-x", Name: "the client retries", Status: grader.StatusFail, Step: 6,
+				FailedRules: []grader.RuleID{grader.RuleClientUnknown}, Message: "the client exited with status 1",
+				Output: "Error: callWithRetry is not written yet (TASK.md, step 6)"})
+		}
+		rep.Status = grader.StatusFail
+		return rep
 	case "panic":
 		panic("a bug of kata's own")
 	case "hang":

@@ -2,6 +2,7 @@ package class
 
 import (
 	"cmp"
+	"fmt"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
@@ -77,10 +78,18 @@ type LearnerRow struct {
 	Tests     int                `json:"tests"`
 	Points    float64            `json:"points"`
 	MaxPoints float64            `json:"max_points"`
-	Percent   float64            `json:"percent"`
+	// Percent is Points of MaxPoints in percent, rounded once to a whole number (Percent):
+	// every report and the progress line show this one figure.
+	Percent float64            `json:"percent"`
 	Steps     []grader.StepScore `json:"steps,omitempty"`
-	// FailedRules are the rules the learner's tests broke, in the order first found.
+	// FailedRules are the rules the learner's tests broke, in the order first found; the tests
+	// of a part the learner never wrote (NotWritten) break none.
 	FailedRules []grader.RuleID `json:"failed_rules,omitempty"`
+	// NotWritten names the parts the learner never wrote ("client": the template's client,
+	// which says it is not written yet), whose failing tests are no rule failures; NotWrittenTests
+	// counts those tests.
+	NotWritten      []string `json:"not_written,omitempty"`
+	NotWrittenTests int      `json:"not_written_tests,omitempty"`
 	// Reused says the result came from the results store (the folder did not change).
 	Reused     bool  `json:"reused"`
 	DurationMS int64 `json:"duration_ms"`
@@ -177,7 +186,7 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 				}
 			}
 			s := grader.ScoreOf(p, r)
-			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, round1(s.Percent()), s.Steps
+			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, Percent(s.Points, s.Max), s.Steps
 		}
 		if row.CannotGrade() {
 			row.Message, row.why = r.Message, res.Report.Why
@@ -189,6 +198,13 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 		}
 		for _, t := range r.Tests {
 			if t.Status == grader.StatusPass {
+				continue
+			}
+			if part := notWritten(t); part != "" {
+				if !slices.Contains(row.NotWritten, part) {
+					row.NotWritten = append(row.NotWritten, part)
+				}
+				row.NotWrittenTests++
 				continue
 			}
 			for _, id := range t.FailedRules {
@@ -311,8 +327,52 @@ func Localize(r *Report, loc *i18n.Localizer, words *katas.Library) *Report {
 	return &out
 }
 
-// round1 rounds to one decimal, for percentages.
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
+// Percent is points of max in percent, rounded to a whole number (half away from zero): the
+// one rounding of every class report and of the progress line. 0 when max is 0.
+func Percent(points, max float64) float64 {
+	if max == 0 {
+		return 0
+	}
+	return math.Round(100 * points / max)
+}
+
+// notWrittenMark is what the templates' unwritten parts say when run ("callWithRetry is not
+// written yet (TASK.md, step 6)"): a test that fails with it grades a part the learner never
+// wrote, not a rule the learner broke.
+const notWrittenMark = "is not written yet"
+
+// notWritten returns the part a failing test found unwritten ("client"), or "".
+func notWritten(t grader.TestResult) string {
+	if strings.Contains(t.Message, notWrittenMark) || strings.Contains(t.Output, notWrittenMark) {
+		return "client"
+	}
+	return ""
+}
+
+// detailCap bounds a message of a learner's detail in the reports, stderrCap a stderr tail: a
+// learner's process controls them, and a flood would bury the class.
+const (
+	detailCap = 2000
+	stderrCap = 1200
+)
+
+// Truncate cuts a learner's text to n characters, keeping the start (of a message) or, with
+// tail, the end (of a stderr tail), and says how much it left out; cut reports it did.
+func Truncate(s string, n int, tail bool) (out string, cut bool) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	note := fmt.Sprintf("[… %d characters left out: kata class grade --learner-files writes them whole]", len(r)-n)
+	if tail {
+		kept := string(r[len(r)-n:])
+		if i := strings.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
+			kept = kept[i+1:] // whole lines only
+		}
+		return note + "\n" + kept, true
+	}
+	return string(r[:n]) + "\n" + note, true
+}
 
 // Pseudonym is a learner's stable pseudonym under the class's key: "learner-" and eight
 // letters and digits of HMAC-SHA256(key, name). The same key and name always give the same

@@ -113,7 +113,7 @@ func Outcome(r *Result, loc *i18n.Localizer) string {
 		s = loc.T("class.passed", "Passed", pass, "Tests", len(rep.Tests))
 		if rep.MaxPoints > 0 {
 			s += " · " + loc.T("grade.points", "Points", grader.FormatPoints(rep.Points), "Max", grader.FormatPoints(rep.MaxPoints),
-				"Percent", fmt.Sprintf("%.0f", 100*rep.Points/rep.MaxPoints))
+				"Percent", fmt.Sprintf("%.0f", Percent(rep.Points, rep.MaxPoints)))
 		}
 	}
 	if r.Reused {

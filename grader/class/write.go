@@ -16,6 +16,9 @@ import (
 	"github.com/kata-mcp/kata/internal/termtext"
 )
 
+// summaryCap bounds a cannot-grade reason in the terminal summary (the HTML report has more).
+const summaryCap = 600
+
 // TopRules is how many of the rules the class fails most the text summary lists (the HTML
 // report and the JSON list all of them).
 const TopRules = 10
@@ -47,6 +50,9 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		} else {
 			line += loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) +
 				fmt.Sprintf("\t%s/%s (%.0f%%)", grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
+			for _, part := range l.NotWritten {
+				line += " · " + loc.T("class.not_written", "Part", part)
+			}
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -72,7 +78,8 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		fmt.Fprintf(w, "\n%s\n", loc.T("class.text.cannot_title", "Learners", loc.N("count.learner", r.CannotGrade)))
 		for _, l := range r.Learners {
 			if l.CannotGrade() {
-				fmt.Fprintf(w, "  %s: %s\n", termtext.Name(l.Name), indentRest(l.MessageIn(loc), "    "))
+				msg, _ := Truncate(l.MessageIn(loc), summaryCap, false)
+				fmt.Fprintf(w, "  %s: %s\n", termtext.Name(l.Name), indentRest(msg, "    "))
 			}
 		}
 	}
@@ -151,7 +158,8 @@ func WriteCSV(w io.Writer, r *Report) error {
 		if l.MaxPoints > 0 {
 			pts, max, pct = grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), fmt.Sprint(l.Percent)
 		}
-		row = append(row, pts, max, pct, textCell(l.Message))
+		// one line of a bounded length: a learner's flood stays out of the gradebook
+		row = append(row, pts, max, pct, textCell(firstLine(l.Message)))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
