@@ -2,10 +2,10 @@ package class
 
 import (
 	"cmp"
-	"fmt"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -73,15 +73,15 @@ type LearnerRow struct {
 	// Status is the grader's: pass, fail, or error (the learner cannot be graded).
 	Status string `json:"status"`
 	// Message says why a learner cannot be graded.
-	Message   string             `json:"message,omitempty"`
-	Passed    int                `json:"passed"`
-	Tests     int                `json:"tests"`
-	Points    float64            `json:"points"`
-	MaxPoints float64            `json:"max_points"`
+	Message   string  `json:"message,omitempty"`
+	Passed    int     `json:"passed"`
+	Tests     int     `json:"tests"`
+	Points    float64 `json:"points"`
+	MaxPoints float64 `json:"max_points"`
 	// Percent is Points of MaxPoints in percent, rounded once to a whole number (Percent):
 	// every report and the progress line show this one figure.
 	Percent float64            `json:"percent"`
-	Steps     []grader.StepScore `json:"steps,omitempty"`
+	Steps   []grader.StepScore `json:"steps,omitempty"`
 	// FailedRules are the rules the learner's tests broke, in the order first found; the tests
 	// of a part the learner never wrote (NotWritten) break none.
 	FailedRules []grader.RuleID `json:"failed_rules,omitempty"`
