@@ -37,6 +37,9 @@ type Options struct {
 	NoIsolation bool
 	// Timeout bounds one learner's grade; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Deps, when set, installs each learner's dependencies (from their lock file) before
+	// the grade; a learner whose install fails is a cannot-grade row.
+	Deps *Deps
 	// OnEvent, when set, is told of each learner that starts and finishes, from one goroutine
 	// at a time.
 	OnEvent func(Event)
@@ -189,6 +192,14 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 			defer wg.Done()
 			for i := range work {
 				started <- i
+				if opts.Deps != nil {
+					if err := opts.Deps.Install(ctx, learners[i].Dir); err != nil {
+						// not saved: the next run tries the install again
+						now := time.Now()
+						out <- outcome{i, Result{Learner: learners[i], Hash: hashes[i], Report: depsReport(learners[i], seed, err), Unsaved: true, GradedAt: now}}
+						continue
+					}
+				}
 				out <- outcome{i, gradeOne(ctx, lib, learners[i], hashes[i], seed, timeout, grade)}
 			}
 		}()

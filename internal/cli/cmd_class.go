@@ -39,6 +39,7 @@ type classFlags struct {
 	jobs                   int
 	regrade, anonymize     bool
 	noIsolation, learnerFs bool
+	noInstall              bool
 	out, html, csv, json   string
 	kata, roster           string
 	timeout                time.Duration
@@ -71,6 +72,7 @@ func newClassGradeCmd() *cobra.Command {
 	fl.BoolVar(&f.learnerFs, "learner-files", false, "also write each learner's results.json and JUnit XML into OUT/learners/")
 	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms, and folder paths and names in learner output by them, in every report and on stderr")
 	fl.StringVar(&f.roster, "roster", "", "a CSV `FILE` mapping learners (folder,student_id,email) to the school's student ids: the CSV gets student_id and email columns")
+	fl.BoolVar(&f.noInstall, "no-install", false, "do not install SDK learners' dependencies (npm ci --ignore-scripts, go mod download from their lock files) before grading them")
 	fl.BoolVar(&f.noIsolation, "no-isolation", false, "grade although the grader cannot isolate learner code (only code you would run yourself)")
 	fl.DurationVar(&f.timeout, "timeout", class.DefaultTimeout, "stop one learner's grade after this long (beyond the grader's own deadlines)")
 	return cmd
@@ -134,6 +136,10 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	}
 	opts := class.Options{Kata: kata, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
+	if !f.noInstall {
+		// one download cache for the whole class, beside its results
+		opts.Deps = &class.Deps{Cache: filepath.Join(f.out, "deps-cache")}
+	}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
 	ticker.Done()
 	if batch == nil {
