@@ -29,7 +29,7 @@ func newClassCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newClassGradeCmd())
+	cmd.AddCommand(newClassGradeCmd(), newClassExportCmd())
 	return cmd
 }
 
