@@ -375,7 +375,57 @@ func addLiveClassCmds(class *cobra.Command) {
 			return nil
 		},
 	}
-	for _, c := range []*cobra.Command{open, quiz, reveal, end, closeCmd, boardURL} {
+	var unlock bool
+	lock := simple("lock", "Lock the workshop: no new learner may join (those in it stay); --unlock to let them in again", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
+		st, err := c.Lock(ctx, !unlock)
+		if err == nil {
+			key := "out.workshop_locked"
+			if !st.Locked {
+				key = "out.workshop_unlocked"
+			}
+			fmt.Fprintln(out, loc.T(key))
+		}
+		return err
+	})
+	lock.Flags().BoolVar(&unlock, "unlock", false, "let new learners join again")
+	remove := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a learner from the workshop by the name the board shows: their token stops working (lock the workshop to keep them out)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			cx, cancel := ctx()
+			defer cancel()
+			r, err := c.Remove(cx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.learner_removed", "Name", r.Name))
+			return nil
+		},
+	}
+	say := &cobra.Command{
+		Use:   "say MESSAGE",
+		Short: "Show a message on every learner's screen",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			cx, cancel := ctx()
+			defer cancel()
+			if _, err := c.Say(cx, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.said"))
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{open, quiz, reveal, end, closeCmd, boardURL, lock, remove, say} {
 		class.AddCommand(liveFlags(c))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kata-mcp/kata/internal/i18n"
@@ -456,6 +457,24 @@ func (b *Board) Row(id string, now time.Time) Row {
 		r.Flags = append(r.Flags, b.opts.Loc.Say(m))
 	}
 	return r
+}
+
+// LearnerNamed is the id of the learner present (not left) named name, case aside; "" when
+// none is.
+func (b *Board) LearnerNamed(name string) string {
+	name = strings.TrimSpace(name)
+	for id, l := range b.learners {
+		if !l.left && strings.EqualFold(l.name, name) {
+			return id
+		}
+	}
+	return ""
+}
+
+// Left reports whether learner id has left (or was removed).
+func (b *Board) Left(id string) bool {
+	l := b.learners[id]
+	return l != nil && l.left
 }
 
 // finished reports whether learner l's last grade of every kata of the workshop passed.

@@ -32,6 +32,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc(workshop.PathQuizReveal, s.post(s.asInstructor(s.handleReveal, false)))
 	mux.HandleFunc(workshop.PathQuizClose, s.post(s.asInstructor(s.handleCloseQuiz, false)))
 	mux.HandleFunc(workshop.PathClose, s.post(s.asInstructor(s.handleClose, false)))
+	mux.HandleFunc(workshop.PathLock, s.post(s.asInstructor(s.handleLock, false)))
+	mux.HandleFunc(workshop.PathSay, s.post(s.asInstructor(s.handleSay, false)))
+	mux.HandleFunc(workshop.PathRemove, s.post(s.asInstructor(s.handleRemove, false)))
 	mux.HandleFunc(workshop.PathBoard, s.get(s.asInstructor(s.handleBoard, true)))
 	mux.HandleFunc(workshop.PathBoardStream, s.get(s.asInstructor(s.handleBoardStream, true)))
 	mux.HandleFunc("/api/health", s.get(func(w http.ResponseWriter, r *http.Request) {
@@ -202,6 +205,10 @@ func (s *Server) asLearner(next learnerFunc) http.HandlerFunc {
 			s.storeFailed(w, "loading the workshop", err)
 			return
 		}
+		if h.left(l.ID) && r.URL.Path != workshop.PathLeave {
+			writeErr(w, http.StatusForbidden, workshop.ErrRemoved, "you left this workshop or your instructor removed you from it: kata join to join again")
+			return
+		}
 		next(w, r, l, h, hash)
 	}
 }
@@ -306,6 +313,15 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
 		return
 	}
+	h, err := s.hub(r.Context(), ws)
+	if err != nil {
+		s.storeFailed(w, "loading the workshop", err)
+		return
+	}
+	if h.state().Locked {
+		writeErr(w, http.StatusForbidden, workshop.ErrLocked, "workshop "+code+" is locked: it takes no new learner; ask your instructor")
+		return
+	}
 	addr := s.clientAddr(r)
 	if !s.limits.seat(ws.ID, addr) {
 		writeErr(w, http.StatusForbidden, workshop.ErrTooManyJoins, fmt.Sprintf("this address already joined %d learners to workshop %s, the most one address may; ask your instructor", s.limits.l.SeatsPerAddress, code))
@@ -326,11 +342,6 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.storeFailed(w, "joining", err)
-		return
-	}
-	h, err := s.hub(r.Context(), ws)
-	if err != nil {
-		s.storeFailed(w, "loading the workshop", err)
 		return
 	}
 	h.offer([]workshop.Event{ev})
@@ -440,6 +451,47 @@ func (s *Server) instructorErr(w http.ResponseWriter, err error) {
 	default:
 		s.storeFailed(w, "storing the instructor's action", err)
 	}
+}
+
+func (s *Server) handleLock(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.LockRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	st, err := c.Lock(r.Context(), req.Locked)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	s.log.Info("locked", "workshop", c.Code(), "locked", req.Locked)
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) handleSay(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.SayRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	st, err := c.Say(r.Context(), req.Message)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.RemoveRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	l, err := c.Remove(r.Context(), req.Name)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	s.log.Info("removed", "workshop", c.Code(), "learner", l.ID)
+	writeJSON(w, http.StatusOK, workshop.RemoveResponse{Learner: l.ID, Name: l.Name})
 }
 
 func (s *Server) handlePacing(w http.ResponseWriter, r *http.Request, c *Workshop) {

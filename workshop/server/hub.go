@@ -218,6 +218,20 @@ func (h *hub) view() board.View {
 	return h.board.View(h.s.now())
 }
 
+// learnerNamed is the id of the learner present whose name is name (case aside), or "".
+func (h *hub) learnerNamed(name string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.board.LearnerNamed(name)
+}
+
+// left reports whether learner id left the workshop or was removed from it.
+func (h *hub) left(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.board.Left(id)
+}
+
 // state is the published state.
 func (h *hub) state() workshop.State {
 	h.mu.Lock()

@@ -632,3 +632,53 @@ func TestRestartKeepsTheToken(t *testing.T) {
 		t.Errorf("reopened with a stranger's token: %v, %q", err, tok)
 	}
 }
+
+// TestLockSayRemove: a locked workshop refuses joins while its learners carry on; a message
+// reaches the published state; a removed learner leaves the board and their token stops
+// working, and a name nobody has is a 404.
+func TestLockSayRemove(t *testing.T) {
+	r := startRig(t, "", Options{})
+	ctx := context.Background()
+	ins := r.client(r.token)
+	ana, _ := r.join("Ana")
+	if st, err := ins.Lock(ctx, true); err != nil || !st.Locked {
+		t.Fatalf("lock: %v %+v", err, st)
+	}
+	if _, err := r.client("").Join(ctx, r.class.Code(), "Late"); !isAPIError(err, workshop.ErrLocked) {
+		t.Errorf("joining a locked workshop: %v", err)
+	}
+	if _, err := ana.Send(ctx, []workshop.Event{layer("e1", "knowledge")}); err != nil {
+		t.Errorf("a learner in a locked workshop: %v", err)
+	}
+	if _, err := ins.Lock(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	ben, _ := r.join("Ben")
+	if st, err := ins.Say(ctx, "  Break: back at 11:00  "); err != nil || st.Message != "Break: back at 11:00" || st.MessageSeq == 0 {
+		t.Errorf("say: %v %+v", err, st)
+	}
+	if st, err := ana.State(ctx); err != nil || st.Message != "Break: back at 11:00" {
+		t.Errorf("the learner's state: %v %+v", err, st)
+	}
+	if _, err := ins.Say(ctx, "\x1b[2J"); !isAPIError(err, workshop.ErrInvalid) {
+		t.Errorf("a message with a control character: %v", err)
+	}
+	if rr, err := ins.Remove(ctx, "ben"); err != nil || rr.Name != "ben" {
+		t.Fatalf("remove: %v %+v", err, rr)
+	}
+	if _, err := ben.Send(ctx, []workshop.Event{layer("b1", "knowledge")}); !isAPIError(err, workshop.ErrRemoved) {
+		t.Errorf("a removed learner's events: %v", err)
+	}
+	if v := r.class.View(); v.Summary.Learners != 1 {
+		t.Errorf("after removing Ben the board counts %d learners", v.Summary.Learners)
+	}
+	if _, err := ins.Remove(ctx, "Zed"); !isAPIError(err, workshop.ErrNotFound) {
+		t.Errorf("removing nobody: %v", err)
+	}
+}
+
+// isAPIError reports whether err is an API error with code.
+func isAPIError(err error, code string) bool {
+	var ae *workshop.APIError
+	return errors.As(err, &ae) && ae.Code == code
+}
