@@ -109,7 +109,11 @@ func newServeCmd() *cobra.Command {
 				case err := <-run.Err():
 					return err
 				}
-				fmt.Fprintln(out, loc.T("out.serve_stopped"))
+				if run.Workshop.State().Closed {
+					fmt.Fprintln(out, loc.T("out.serve_stopped_closed"))
+				} else {
+					fmt.Fprintln(out, loc.T("out.serve_stopped"))
+				}
 				return nil
 			}
 			style, _ := ui.Theme("", os.Getenv)
@@ -121,7 +125,11 @@ func newServeCmd() *cobra.Command {
 			case err = <-errc:
 			case err = <-run.Err():
 			}
-			fmt.Fprintln(out, loc.T("out.serve_stopped_log", "Log", logPath))
+			if run.Workshop.State().Closed {
+				fmt.Fprintln(out, loc.T("out.serve_stopped_closed"))
+			} else {
+				fmt.Fprintln(out, loc.T("out.serve_stopped_log", "Log", logPath))
+			}
 			return err
 		},
 	}

@@ -256,11 +256,18 @@ func (m Model) render() string {
 	head := st.Title.Render(loc.T("board.title", "Code", m.view.Code)) + st.Subtle.Render(" · "+loc.N("count.learner", m.view.Summary.Learners))
 	if m.view.Closed {
 		head += st.Fail.Render(" · " + loc.T("board.closed"))
+	} else if m.view.Locked {
+		head += st.Fail.Render(" · " + loc.T("board.locked"))
 	}
 	add(&top, common.Truncate(head, w))
 	label := labels(loc.T("board.join"), loc.T("board.board"), loc.T("board.kata"), loc.T("board.open"), loc.T("board.quiz"))
-	if m.opts.JoinLine != "" {
+	// a closed or locked workshop takes nobody: nothing on the screen advertises joining
+	if m.opts.JoinLine != "" && !m.view.Closed && !m.view.Locked {
 		add(&top, common.Truncate(st.Label.Render(label[0])+m.opts.JoinLine, w))
+	}
+	if m.view.Closed {
+		// what q leads to: kata serve again opens a new workshop, not this one
+		add(&top, common.Truncate(st.Fail.Render(loc.T("board.stop_closed", "Key", keymap.Name(m.keys.Quit))), w))
 	}
 	if m.opts.BoardURL != "" {
 		add(&top, common.Truncate(st.Label.Render(label[1])+st.Subtle.Render(m.opts.BoardURL), w))

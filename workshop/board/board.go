@@ -275,9 +275,11 @@ type View struct {
 	// Seq is the last event folded in; At the moment the view was taken.
 	Seq int64     `json:"seq"`
 	At  time.Time `json:"at"`
-	// Code is the join code; Closed says the workshop was closed.
+	// Code is the join code; Closed says the workshop was closed, Locked that it takes no
+	// new learner (kata class lock).
 	Code   string `json:"code"`
 	Closed bool   `json:"closed,omitempty"`
+	Locked bool   `json:"locked,omitempty"`
 	// Katas are the columns, in order.
 	Katas []Column `json:"katas"`
 	// Rows are the learners, in joining order.
@@ -395,7 +397,7 @@ type QuizOption struct {
 
 // View takes the board at now.
 func (b *Board) View(now time.Time) View {
-	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Katas: b.Columns(), Rows: []Row{}}
+	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Locked: b.state.Locked, Katas: b.Columns(), Rows: []Row{}}
 	for _, id := range b.order {
 		v.Rows = append(v.Rows, b.Row(id, now))
 	}

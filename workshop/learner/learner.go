@@ -61,8 +61,9 @@ type Status struct {
 	Code, Name, URL string
 	// Katas are the workshop's katas.
 	Katas []string
-	// Queued counts events waiting to be sent.
-	Queued int
+	// Queued counts events waiting to be sent; Dropped those dropped unsent because the
+	// workshop was closed (the server refuses them for good).
+	Queued, Dropped int
 	// State is what the instructor published last (nil when NotJoined).
 	State *workshop.State
 	// Err is the last failure, for a detail line ("" when none).
@@ -304,6 +305,15 @@ func (a *Agent) flush(ctx context.Context, m *progress.Membership) error {
 				}
 			}
 			continue
+		case errors.As(err, &ae) && ae.Status == http.StatusGone:
+			// The workshop was closed: nothing queued will ever be taken. Drop it, and say so,
+			// rather than leave it "waiting to be sent" for good.
+			n, derr := a.dropQueue()
+			a.publish(func(s *Status) { s.Dropped += n; s.Conn = Closed })
+			if derr != nil {
+				return derr
+			}
+			return err
 		case err != nil:
 			return err
 		}
@@ -314,6 +324,25 @@ func (a *Agent) flush(ctx context.Context, m *progress.Membership) error {
 		if err := a.q.Sent(ids); err != nil {
 			return err
 		}
+	}
+}
+
+// dropQueue removes every queued event unsent and returns how many there were.
+func (a *Agent) dropQueue() (int, error) {
+	n := 0
+	for {
+		evs, err := a.q.Outbox(batch)
+		if err != nil || len(evs) == 0 {
+			return n, err
+		}
+		ids := make([]string, len(evs))
+		for i, e := range evs {
+			ids[i] = e.ID
+		}
+		if err := a.q.Sent(ids); err != nil {
+			return n, err
+		}
+		n += len(evs)
 	}
 }
 

@@ -213,3 +213,29 @@ func TestJoinErrors(t *testing.T) {
 		t.Errorf("a failed join left a membership: %+v", m)
 	}
 }
+
+// TestClosedWorkshopDropsTheQueue: once the instructor closed the workshop, what the learner's
+// app queues is refused for good: the queue is dropped and the status says how many events
+// went unsent, instead of "waiting to be sent" forever.
+func TestClosedWorkshopDropsTheQueue(t *testing.T) {
+	in, ps, a := setup(t, Options{Poll: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, HTTP: &http.Client{}})
+	ctx := context.Background()
+	if _, err := a.Join(ctx, in.joinURL(), "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the agent is live", func() bool { return a.Status().Conn == Live })
+	if _, err := in.class.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the agent sees the workshop closed", func() bool { return a.Status().Conn == Closed })
+	for _, l := range []string{"knowledge", "prompts"} {
+		if err := ps.LayerRead("mini-kata", l, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.poke()
+	waitFor(t, "the queue is dropped and said so", func() bool {
+		s := a.Status()
+		return s.Queued == 0 && s.Dropped == 2 && s.Conn == Closed
+	})
+}

@@ -675,6 +675,24 @@ func TestLockSayRemove(t *testing.T) {
 	if _, err := ins.Remove(ctx, "Zed"); !isAPIError(err, workshop.ErrNotFound) {
 		t.Errorf("removing nobody: %v", err)
 	}
+	// The join page of a locked, then a closed workshop advertises no join line.
+	page := func() (int, string) {
+		resp, err := http.Get(r.http.URL + "/" + r.class.Code())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	ins.Lock(ctx, true)
+	if code, body := page(); code != http.StatusForbidden || strings.Contains(body, "kata join") {
+		t.Errorf("a locked workshop's join page: %d %q", code, body)
+	}
+	ins.CloseWorkshop(ctx)
+	if code, body := page(); code != http.StatusGone || strings.Contains(body, "kata join") {
+		t.Errorf("a closed workshop's join page: %d %q", code, body)
+	}
 }
 
 // isAPIError reports whether err is an API error with code.

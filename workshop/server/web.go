@@ -178,5 +178,18 @@ func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	// a closed or locked workshop advertises no join line
+	if ws, err := s.store.WorkshopByCode(r.Context(), code); err == nil {
+		if !ws.Closed.IsZero() {
+			w.WriteHeader(http.StatusGone)
+			w.Write([]byte(loc.T("workshop.web.join_closed", "Code", code) + "\n"))
+			return
+		}
+		if h, err := s.hub(r.Context(), ws); err == nil && h.state().Locked {
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(loc.T("workshop.web.join_locked", "Code", code) + "\n"))
+			return
+		}
+	}
 	w.Write([]byte(loc.T("workshop.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name "+loc.T("out.your_name")) + "\n"))
 }
