@@ -95,6 +95,11 @@ type Agent struct {
 
 	wake    chan struct{}
 	updates chan Status
+
+	// stopWatch ends the watch Start began (a join or leave made by another process);
+	// watching is its goroutine.
+	stopWatch chan struct{}
+	watching  sync.WaitGroup
 }
 
 // New returns an agent over q; Start begins if the learner is in a workshop.
@@ -152,14 +157,55 @@ func (a *Agent) client(m *progress.Membership) *workshop.Client {
 }
 
 // Start reads the membership and, when the learner is in a workshop, starts sending and
-// following it. It reports the status at once (the last state saved, Connecting).
+// following it. It reports the status at once (the last state saved, Connecting). Until
+// Close, it reads the membership again every Poll, so a `kata join` or `kata leave` run in
+// another terminal is picked up by a running app.
 func (a *Agent) Start() error {
 	m, err := a.q.Membership()
 	if err != nil {
 		return err
 	}
 	a.begin(m)
+	a.mu.Lock()
+	if a.stopWatch == nil {
+		a.stopWatch = make(chan struct{})
+		a.watching.Add(1)
+		go a.watch(a.stopWatch)
+	}
+	a.mu.Unlock()
 	return nil
+}
+
+// watch follows the membership another process may change, until stop is closed.
+func (a *Agent) watch(stop chan struct{}) {
+	defer a.watching.Done()
+	t := time.NewTicker(a.opts.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		m, err := a.q.Membership()
+		if err != nil {
+			continue
+		}
+		a.mu.Lock()
+		cur := a.m
+		a.mu.Unlock()
+		if !sameMembership(cur, m) {
+			a.begin(m)
+		}
+	}
+}
+
+// sameMembership reports whether a and b are the same workshop membership (or both none).
+func sameMembership(a, b *progress.Membership) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Learner == b.Learner && a.Token == b.Token && a.Base == b.Base
 }
 
 // begin starts a session for m (nil: none), ending any earlier one.
@@ -200,6 +246,14 @@ func (a *Agent) end() {
 
 // Close stops the agent.
 func (a *Agent) Close() {
+	a.mu.Lock()
+	stop := a.stopWatch
+	a.stopWatch = nil
+	a.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		a.watching.Wait()
+	}
 	a.end()
 	a.q.OnQueue(nil)
 }

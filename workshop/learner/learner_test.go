@@ -239,3 +239,29 @@ func TestClosedWorkshopDropsTheQueue(t *testing.T) {
 		return s.Queued == 0 && s.Dropped == 2 && s.Conn == Closed
 	})
 }
+
+// TestRunningAppPicksUpAJoinMadeElsewhere: an agent started outside any workshop follows the
+// workshop another process (kata join in another terminal) joined through the same store,
+// and lets it go when that process leaves.
+func TestRunningAppPicksUpAJoinMadeElsewhere(t *testing.T) {
+	in, ps, app := setup(t, Options{Poll: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, HTTP: &http.Client{}})
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if app.Status().Conn != NotJoined {
+		t.Fatalf("before joining: %+v", app.Status())
+	}
+	other := New(ps, Options{HTTP: &http.Client{}}) // kata join, in another terminal
+	if _, err := other.Join(context.Background(), in.joinURL(), "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	waitFor(t, "the running app follows the workshop joined elsewhere", func() bool {
+		s := app.Status()
+		return s.Conn == Live && s.Name == "Ana"
+	})
+	if _, err := ps.LeaveWorkshop(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the running app lets it go after a leave elsewhere", func() bool { return app.Status().Conn == NotJoined })
+}
