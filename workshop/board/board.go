@@ -56,6 +56,8 @@ type Board struct {
 	order    []string // learner ids in joining order
 	// live[quiz id][item][learner] is the learner's last answer to the item in that quiz.
 	live map[string]map[string]map[string][]string
+	// quizAt is when each live quiz began (its event's Received).
+	quizAt map[string]time.Time
 	// asked[kata] are the items asked live so far.
 	asked map[string]map[string]bool
 }
@@ -93,7 +95,7 @@ func New(code string, packets []*katas.Packet, opts Options) *Board {
 		opts.Repeats = DefaultRepeats
 	}
 	b := &Board{opts: opts, packets: packets, code: code, learners: map[string]*learner{},
-		live: map[string]map[string]map[string][]string{}, asked: map[string]map[string]bool{}}
+		live: map[string]map[string]map[string][]string{}, asked: map[string]map[string]bool{}, quizAt: map[string]time.Time{}}
 	b.state.Code = code
 	for _, p := range packets {
 		b.state.Katas = append(b.state.Katas, p.ID)
@@ -245,6 +247,9 @@ func (l *learner) kata(id string) *standing {
 func (b *Board) applyInstructor(e workshop.Event) {
 	b.state.Apply(e)
 	if e.Kind == workshop.KindQuiz && e.Quiz != nil && e.Quiz.State == workshop.QuizOpen {
+		if _, ok := b.quizAt[e.Quiz.ID]; !ok {
+			b.quizAt[e.Quiz.ID] = e.Received
+		}
 		if b.asked[e.Quiz.Kata] == nil {
 			b.asked[e.Quiz.Kata] = map[string]bool{}
 		}
@@ -375,12 +380,18 @@ type QuizView struct {
 	Kata  string     `json:"kata"`
 	State string     `json:"state"`
 	Items []QuizItem `json:"items"`
+	// Started is when the quiz began (the server's clock), for the board's timer.
+	Started time.Time `json:"started,omitzero"`
+	// Waiting names the learners present who have not answered every item yet.
+	Waiting []string `json:"waiting"`
 }
 
 // QuizItem is one item of the live quiz with its answer distribution.
 type QuizItem struct {
-	ID       string       `json:"id"`
-	Title    string       `json:"title"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Stem is the question as Markdown (paragraphs and code), for the board to render.
+	Stem     string       `json:"stem"`
 	Options  []QuizOption `json:"options"`
 	Answered int          `json:"answered"`
 }
@@ -597,13 +608,25 @@ func (b *Board) quizView() *QuizView {
 	}
 	revealed := q.State == workshop.QuizRevealed
 	dist := b.Distribution(q.ID)
-	qv := &QuizView{ID: q.ID, Kata: q.Kata, State: q.State}
+	qv := &QuizView{ID: q.ID, Kata: q.Kata, State: q.State, Started: b.quizAt[q.ID], Waiting: []string{}}
+	for _, lid := range b.order {
+		l := b.learners[lid]
+		if l == nil || l.left {
+			continue
+		}
+		for _, id := range q.Items {
+			if _, ok := b.live[q.ID][id][lid]; !ok {
+				qv.Waiting = append(qv.Waiting, l.name)
+				break
+			}
+		}
+	}
 	for _, id := range q.Items {
 		it := item(p, id)
 		if it == nil {
 			continue
 		}
-		qi := QuizItem{ID: it.ID, Title: it.Title, Answered: len(b.live[q.ID][id])}
+		qi := QuizItem{ID: it.ID, Title: it.Title, Stem: it.Stem, Answered: len(b.live[q.ID][id])}
 		for _, o := range it.Options {
 			qo := QuizOption{ID: o.ID, Text: o.Text, Count: dist[id][o.ID]}
 			if revealed {

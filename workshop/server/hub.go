@@ -246,6 +246,9 @@ type update struct {
 	At      time.Time     `json:"at"`
 	Rows    []board.Row   `json:"rows,omitempty"`
 	Summary board.Summary `json:"summary"`
+	// Closed and Locked are the view's: the page stops advertising joining.
+	Closed bool `json:"closed"`
+	Locked bool `json:"locked"`
 }
 
 // take returns a board stream's pending update and clears it; full reports that the whole
@@ -265,6 +268,8 @@ func (h *hub) take(s *sub) (u update, full bool) {
 	}
 	clear(s.dirty)
 	u.Summary = h.summaryLocked(now)
+	st := h.board.State()
+	u.Closed, u.Locked = st.Closed, st.Locked
 	return u, false
 }
 

@@ -126,6 +126,8 @@ func pageWords(loc *i18n.Localizer) string {
 		"none_yet": loc.T("workshop.web.none_yet"), "nobody": loc.T("board.nobody"),
 		"live": loc.T("workshop.web.live"), "reconnecting": loc.T("workshop.web.reconnecting"),
 		"learners": forms("count.learner"), "answers": forms("count.answer"),
+		"waiting": loc.T("workshop.web.waiting", "Names", "{names}"), "all_answered": loc.T("workshop.web.all_answered"),
+		"elapsed": loc.T("workshop.web.elapsed", "Time", "{time}"), "no_join": loc.T("workshop.web.no_join"),
 	}
 	b, _ := json.Marshal(words)
 	return string(b)
