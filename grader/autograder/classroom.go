@@ -56,7 +56,7 @@ func ClassroomResult(p *katas.Packet, r *grader.Report, workflowProblem string) 
 	res := classroomResult{Version: 1, Status: r.Status, MaxScore: s.Max, Tests: []classroomTest{}}
 	if workflowProblem != "" {
 		res.Tests = append(res.Tests, classroomTest{Name: "the autograding workflow is the one exported", Status: grader.StatusFail,
-			Message: workflowProblem, TestCode: "kata grade . --workflow-sha256", ExecutionTime: "0.00s"})
+			Message: workflowProblem, TestCode: "kata grade . --workflow", ExecutionTime: "0.00s"})
 	}
 	if r.Status == grader.StatusError {
 		res.Tests = append(res.Tests, classroomTest{Name: "the submission can be graded", Status: grader.StatusError, Message: r.Message,
@@ -162,7 +162,7 @@ jobs:
 // every learner with the same seed, and the workflow checked against the hash it was exported
 // with (WorkflowHashMark until ExportClassroom fills it in).
 func ClassroomGradeCommand(kata string, seed int64) string {
-	return fmt.Sprintf(`kata grade . --kata %s --seed %d --classroom "$GITHUB_OUTPUT" --workflow-sha256 %s`, kata, seed, WorkflowHashMark)
+	return fmt.Sprintf(`kata grade . --kata %s --seed %d --classroom "$GITHUB_OUTPUT" --workflow %s`, kata, seed, WorkflowHashMark)
 }
 
 // WorkflowHashMark stands for the workflow's own hash while it is hashed: the hash of a

@@ -28,7 +28,7 @@ func TestClassroomWorkflowIsPinnedCachedAndChecked(t *testing.T) {
 	}
 	wf := filepath.Join(dir, filepath.FromSlash(ClassroomWorkflow))
 	src, _ := os.ReadFile(wf)
-	m := regexp.MustCompile(`--workflow-sha256 ([0-9a-f]{64})`).FindSubmatch(src)
+	m := regexp.MustCompile(`--workflow ([0-9a-f]{64})`).FindSubmatch(src)
 	if m == nil || strings.Contains(string(src), WorkflowHashMark) {
 		t.Fatalf("the workflow carries no hash:\n%s", src)
 	}

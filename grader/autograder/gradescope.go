@@ -188,7 +188,7 @@ mkdir -p "$work/ws"
 cp -a "$ws/." "$work/ws/" 2>/dev/null || true
 export KATA_STATE="$work/progress.db"
 cd "$work/ws"
-"$kata" ${packets[@]+"${packets[@]}"} grade "$work/ws" --kata {{.Kata}} --seed {{.Seed}} --gradescope "$results/results.json"{{if .Visibility}} --gradescope-visibility {{.Visibility}}{{end}}
+"$kata" ${packets[@]+"${packets[@]}"} grade "$work/ws" --kata {{.Kata}} --seed {{.Seed}} --gradescope "$results/results.json"{{if .Visibility}} --visibility {{.Visibility}}{{end}}
 status=$?
 if [ ! -s "$results/results.json" ]; then
   printf '{"score": 0, "output": "kata could not grade the submission (exit %s); the autograder output has the details", "tests": []}\n' "$status" > "$results/results.json"

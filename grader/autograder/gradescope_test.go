@@ -44,7 +44,7 @@ func TestGradescopeSandboxAndVisibility(t *testing.T) {
 	if !strings.Contains(files["setup.sh"], " bubblewrap") {
 		t.Errorf("setup.sh installs no bubblewrap:\n%s", files["setup.sh"])
 	}
-	if !strings.Contains(files["run_autograder"], "--gradescope-visibility after_due_date") {
+	if !strings.Contains(files["run_autograder"], "--visibility after_due_date") {
 		t.Errorf("run_autograder does not pass the visibility:\n%s", files["run_autograder"])
 	}
 	var out bytes.Buffer

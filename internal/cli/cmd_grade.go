@@ -56,8 +56,8 @@ func newGradeCmd() *cobra.Command {
 	fl.StringVar(&f.junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
 	fl.StringVar(&f.gradescope, "gradescope", "", "also write the report as Gradescope's results.json to `FILE` (the autograder of kata export gradescope)")
 	fl.StringVar(&f.classroom, "classroom", "", "also append the report as a GitHub Classroom result (a line result=BASE64) to `FILE`, such as \"$GITHUB_OUTPUT\"")
-	fl.StringVar(&f.visibility, "gradescope-visibility", "", "with --gradescope: every test's Gradescope visibility (visible, hidden, after_due_date, after_published)")
-	fl.StringVar(&f.workflowSum, "workflow-sha256", "", "with --classroom: check .github/workflows/classroom.yml against the `HASH` kata export classroom gave it, and report a workflow that differs")
+	fl.StringVar(&f.visibility, "visibility", "", "with --gradescope: every test's Gradescope visibility, `VIS`: visible, hidden, after_due_date or after_published")
+	fl.StringVar(&f.workflowSum, "workflow", "", "with --classroom: check .github/workflows/classroom.yml against the SHA-256 `HASH` kata export classroom gave it, and report a workflow that differs")
 	fl.StringVar(&f.kata, "kata", "", "grade only a workspace of this `KATA`: another kata's workspace is an error report (an assignment's autograder)")
 	return cmd
 }
