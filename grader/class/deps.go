@@ -38,6 +38,10 @@ type Deps struct {
 // Install installs the dependencies of the workspace dir; the error is a catalog message
 // saying why the learner cannot be graded.
 func (d *Deps) Install(ctx context.Context, dir string) error {
+	// the commands run in the learner's folder: a relative cache would land inside it
+	if abs, err := filepath.Abs(d.Cache); err == nil {
+		d.Cache = abs
+	}
 	if err := d.node(ctx, dir); err != nil {
 		return err
 	}

@@ -87,9 +87,14 @@ func TestNpmCiForReal(t *testing.T) {
   "": {"name": "ws", "version": "1.0.0", "dependencies": {"dep": "file:dep"}},
   "dep": {"version": "1.0.0"},
   "node_modules/dep": {"resolved": "dep", "link": true}}}`)
-	d := &Deps{Cache: t.TempDir()}
+	// a relative cache (kata class grade's --out is relative) lands beside, not in, the workspace
+	t.Chdir(t.TempDir())
+	d := &Deps{Cache: filepath.Join("out", "deps-cache")}
 	if err := d.Install(context.Background(), ws); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out")); err == nil {
+		t.Error("the class's cache was made inside the learner's folder")
 	}
 	if _, err := os.Lstat(filepath.Join(ws, "node_modules", "dep")); err != nil {
 		t.Errorf("npm ci installed nothing: %v", err)

@@ -138,7 +138,11 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
 	if !f.noInstall {
 		// one download cache for the whole class, beside its results
-		opts.Deps = &class.Deps{Cache: filepath.Join(f.out, "deps-cache")}
+		cache, err := filepath.Abs(filepath.Join(f.out, "deps-cache"))
+		if err != nil {
+			return err
+		}
+		opts.Deps = &class.Deps{Cache: cache}
 	}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
 	ticker.Done()
