@@ -96,7 +96,7 @@ func TestLearnerDetails(t *testing.T) {
 	}
 	html := b.String()
 	checkSelfContained(t, html)
-	for _, want := range []string{`<details class="learner" id="learner-2"><summary>bob`, `<td class="name"><a href="#learner-2">bob</a></td>`,
+	for _, want := range []string{`<details class="learner" id="learner-2"><summary>bob`, `<td class="name" title="bob"><a href="#learner-2">bob</a></td>`,
 		`<td class="who"><a href="#learner-2">bob</a></td>`, "errorCategory was &#34;transient&#34;", `<pre class="stderr">[… `,
 		"Traceback: KeyError", "client not written: the template&#39;s client still says so; its 3 failing tests count no rule",
 		"long output is cut", "cannot grade: kata.json is missing"} {
