@@ -359,7 +359,15 @@ func (m Model) quizLines() []string {
 	if q == nil {
 		return []string{st.Label.Render(label) + st.Subtle.Render(loc.T("board.no_quiz", "Start", keymap.Says(m.keys.Board.Quiz, loc.T("board.start_one"))))}
 	}
-	lines := []string{common.Truncate(st.Label.Render(label)+q.Kata+" · "+quizState(loc, q.State), m.width)}
+	head := st.Label.Render(label) + q.Kata + " · " + quizState(loc, q.State)
+	if q.State == kw.QuizOpen && !q.Started.IsZero() && !m.view.At.IsZero() {
+		d := max(m.view.At.Sub(q.Started), 0).Round(time.Second)
+		head += st.Subtle.Render(" · " + loc.T("board.quiz_elapsed", "Time", fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)))
+	}
+	lines := []string{common.Truncate(head, m.width)}
+	if q.State == kw.QuizOpen && len(q.Waiting) > 0 {
+		lines = append(lines, common.Truncate(st.Subtle.Render("      "+loc.T("board.quiz_waiting", "Names", strings.Join(q.Waiting, ", "))), m.width))
+	}
 	for _, it := range q.Items {
 		var parts []string
 		key := ""
