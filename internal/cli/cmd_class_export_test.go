@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/class"
+	"github.com/kata-mcp/kata/internal/progress"
 	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/learner"
+	"github.com/kata-mcp/kata/workshop/server"
 	"github.com/kata-mcp/kata/workshop/store"
 )
 
@@ -98,5 +102,47 @@ func TestClassExport(t *testing.T) {
 	var e workshop.Event
 	if len(lines) != 6 || json.Unmarshal([]byte(lines[5]), &e) != nil || e.Kind != workshop.KindVerdict {
 		t.Errorf("events.jsonl: %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}
+
+// TestStatsSendsTheQueue: a learner who only uses the command line has what their progress
+// store queued for the workshop sent by the next kata command that opens it (kata stats).
+func TestStatsSendsTheQueue(t *testing.T) {
+	path := hermeticState(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "workshop.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lib := library(t)
+	srv := server.New(st, lib, server.Options{})
+	defer srv.Close()
+	class, _, _, err := srv.Open(ctx, []string{"mcp-structured-errors"}, server.Opening{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	ps, err := progress.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := learner.New(ps, learner.Options{}) // kata join: it ends with the command
+	if _, err := a.Join(ctx, hs.URL+"/"+class.Code(), "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	// no app runs: the layer read waits in the queue
+	if err := ps.LayerRead("mcp-structured-errors", "knowledge", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ps.Close()
+	if _, stderr, code := runKata(t, "stats"); code != 0 {
+		t.Fatalf("stats: %d %s", code, stderr)
+	}
+	v := class.View()
+	if len(v.Rows) != 1 || v.Rows[0].Cells[0].Layer != 1 {
+		t.Errorf("after kata stats the board shows %+v", v.Rows)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui"
 	uiboard "github.com/kata-mcp/kata/ui/board"
@@ -224,6 +225,35 @@ func newLeaveCmd() *cobra.Command {
 				return nil
 			})
 		},
+	}
+}
+
+// sendQueued sends what the learner's progress store has queued for the workshop they joined
+// (for at most record.FlushTimeout), so a learner who only uses the command line has their
+// progress on the board without opening the app; a failure is a warning on errw.
+func sendQueued(errw io.Writer, loc *i18n.Localizer) {
+	path, err := progress.DefaultPath()
+	if err != nil {
+		return
+	}
+	st, err := progress.Open(path)
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	m, err := st.Membership()
+	if err != nil || m == nil {
+		return
+	}
+	if n, err := st.Queued(); err != nil || n == 0 {
+		return
+	}
+	a := learner.New(st, learner.Options{})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), record.FlushTimeout)
+	defer cancel()
+	if err := a.Flush(ctx); err != nil {
+		fmt.Fprintln(errw, loc.T("out.queue_waits", "Code", m.Code, "Error", err))
 	}
 }
 
