@@ -178,6 +178,8 @@ type Model struct {
 	overlay bool   // the full help is on show
 	warning string // the last store failure, until the next key
 	footer  int    // the help lines the screen was last sized for
+	// said is the sequence number of the instructor's last message shown (kata class say)
+	said int64
 }
 
 // New builds the interface over lib. It does no I/O; the program's first messages size it.
@@ -462,6 +464,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) workshop(msg common.WorkshopMsg) tea.Cmd {
 	m.c.SetWorkshop(msg.Status)
 	cmds := []tea.Cmd{m.broadcast(msg), m.c.WaitWorkshop()}
+	if st := msg.Status.State; st != nil && st.Message != "" && st.MessageSeq > m.said {
+		// the instructor's message, on the warning line until the next key
+		m.said = st.MessageSeq
+		m.warning = m.c.T("root.instructor_says", "Message", st.Message)
+	}
 	if st := msg.Status.State; st != nil && st.Quiz != nil && st.Quiz.State == workshop.QuizOpen && st.Quiz.ID != m.live.ID() {
 		cmds = append(cmds, m.live.Start(*st.Quiz))
 		if m.current != common.LiveQuizScreen {

@@ -166,10 +166,16 @@ func TestLiveQuizOpensAnswersAndReveals(t *testing.T) {
 	}
 	d.press("n")
 	d.mustSee("Question 2 of 2")
+	// offline, an answer is queued, not sent
+	off := joined(5, 2, q)
+	off.Conn = learner.Offline
+	d.send(common.WorkshopMsg{Status: off})
 	d.press("a", "enter")
 	if len(ws.answers) != 2 || ws.answers[1].ItemID != "mk-02" {
 		t.Fatalf("second answer %+v", ws.answers)
 	}
+	d.mustSee("Queued: a")
+	d.mustNotSee("Sent: a")
 	d.press("p")
 	rq := *q
 	rq.State, rq.Distribution = workshop.QuizRevealed, map[string]map[string]int{"mk-01": {"b": 7, "a": 2}}
@@ -187,4 +193,21 @@ func TestLiveQuizOpensAnswersAndReveals(t *testing.T) {
 	q2 := &workshop.Quiz{ID: "q2", Kata: "mini-kata", Items: []string{"mk-02"}, State: workshop.QuizOpen}
 	d.send(common.WorkshopMsg{Status: joined(5, 2, q2)})
 	d.mustSee("Question 1 of 1")
+}
+
+// TestInstructorMessageShows: kata class say's message shows on the learner's screen once,
+// until the next key.
+func TestInstructorMessageShows(t *testing.T) {
+	st := joined(5, 2, nil)
+	ws := &fakeWorkshop{status: st}
+	d := newDriver(t, Options{Workshop: ws}, 80, 30)
+	said := st
+	s := *said.State
+	s.Message, s.MessageSeq = "Break: back at 11:00", 9
+	said.State = &s
+	d.send(common.WorkshopMsg{Status: said})
+	d.mustSee("Your instructor: Break: back at 11:00")
+	d.press("down")
+	d.send(common.WorkshopMsg{Status: said}) // the same message again: not shown again
+	d.mustNotSee("Your instructor")
 }

@@ -19,6 +19,9 @@ const (
 	PathQuizReveal  = "/api/quiz/reveal"  // POST → Quiz, instructor token
 	PathQuizClose   = "/api/quiz/close"   // POST → State, instructor token
 	PathClose       = "/api/close"        // POST → State: closes the workshop, instructor token
+	PathLock        = "/api/lock"         // POST LockRequest → State, instructor token
+	PathSay         = "/api/say"          // POST SayRequest → State, instructor token
+	PathRemove      = "/api/remove"       // POST RemoveRequest → RemoveResponse, instructor token
 	PathBoard       = "/api/board"        // GET the board view as JSON, instructor token
 	PathBoardStream = "/api/board/stream" // GET SSE of board updates, instructor token or cookie
 	PathBoardPage   = "/board"            // GET the board as a web page, instructor token or cookie
@@ -46,10 +49,34 @@ type JoinRequest struct {
 // JoinResponse is what a learner gets on joining: their id and token (shown once; the
 // server keeps only its hash), the workshop, and what the instructor has published so far.
 type JoinResponse struct {
-	Learner  string `json:"learner"`
+	Learner string `json:"learner"`
+	// Name is the name the board shows: the one asked for, or, when another learner present
+	// has it, the same with a number ("Ben (2)").
+	Name     string `json:"name,omitempty"`
 	Token    string `json:"token"`
 	Workshop Info   `json:"workshop"`
 	State    State  `json:"state"`
+}
+
+// LockRequest locks (Locked) or unlocks the workshop.
+type LockRequest struct {
+	Locked bool `json:"locked"`
+}
+
+// SayRequest is the instructor's message to every learner.
+type SayRequest struct {
+	Message string `json:"message"`
+}
+
+// RemoveRequest names the learner to remove (the name the board shows).
+type RemoveRequest struct {
+	Name string `json:"name"`
+}
+
+// RemoveResponse names the learner removed.
+type RemoveResponse struct {
+	Learner string `json:"learner"`
+	Name    string `json:"name"`
 }
 
 // Info describes a workshop.
@@ -100,20 +127,23 @@ type QuizRequest struct {
 
 // Error codes of APIError.
 const (
-	ErrMalformed   = "malformed_json"  // 400: the body is not the JSON expected
-	ErrInvalid     = "invalid"         // 400/422: a field is wrong (Message names it)
-	ErrNoToken     = "no_token"        // 401: no Authorization: Bearer token
-	ErrBadToken    = "bad_token"       // 401: the token is unknown
-	ErrForbidden   = "forbidden"       // 403: the token may not do this
-	ErrNotFound    = "not_found"       // 404: no such workshop code, path or item
-	ErrMethod      = "method"          // 405
-	ErrClosed      = "closed"          // 410: the workshop is closed; its code has expired
-	ErrTooLarge    = "too_large"       // 413: the body is over MaxBody or MaxBatch events
-	ErrContentType = "content_type"    // 415: the body is not application/json
-	ErrRateLimited = "rate_limited"    // 429: too many requests; Retry-After says when to retry
-	ErrFull        = "workshop_full"   // 409: the workshop has its most learners
-	ErrUnavailable = "unavailable"     // 503: the store failed; try again
-	ErrConflict    = "quiz_not_active" // 409: no live quiz to reveal or close
+	ErrMalformed    = "malformed_json"  // 400: the body is not the JSON expected
+	ErrInvalid      = "invalid"         // 400/422: a field is wrong (Message names it)
+	ErrNoToken      = "no_token"        // 401: no Authorization: Bearer token
+	ErrBadToken     = "bad_token"       // 401: the token is unknown
+	ErrForbidden    = "forbidden"       // 403: the token may not do this
+	ErrNotFound     = "not_found"       // 404: no such workshop code, path or item
+	ErrMethod       = "method"          // 405
+	ErrClosed       = "closed"          // 410: the workshop is closed; its code has expired
+	ErrTooLarge     = "too_large"       // 413: the body is over MaxBody or MaxBatch events
+	ErrContentType  = "content_type"    // 415: the body is not application/json
+	ErrRateLimited  = "rate_limited"    // 429: too many requests; Retry-After says when to retry
+	ErrFull         = "workshop_full"   // 409: the workshop has its most learners
+	ErrLocked       = "locked"          // 403: the instructor locked the workshop: no new learner
+	ErrRemoved      = "removed"         // 403: this learner left or was removed; join again
+	ErrTooManyJoins = "too_many_joins"  // 403: this address joined its most learners
+	ErrUnavailable  = "unavailable"     // 503: the store failed; try again
+	ErrConflict     = "quiz_not_active" // 409: no live quiz to reveal or close
 )
 
 // APIError is the JSON body of every 4xx and 5xx answer: {"error": code, "message": text}.

@@ -181,6 +181,33 @@ func (c *Client) CloseWorkshop(ctx context.Context) (*State, error) {
 	return &s, nil
 }
 
+// Lock locks the workshop (no new learner may join), or unlocks it.
+func (c *Client) Lock(ctx context.Context, locked bool) (*State, error) {
+	var s State
+	if err := c.do(ctx, http.MethodPost, PathLock, LockRequest{Locked: locked}, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Say shows message on every learner's screen.
+func (c *Client) Say(ctx context.Context, message string) (*State, error) {
+	var s State
+	if err := c.do(ctx, http.MethodPost, PathSay, SayRequest{Message: message}, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Remove removes the learner the board shows as name: their token stops working.
+func (c *Client) Remove(ctx context.Context, name string) (*RemoveResponse, error) {
+	var r RemoveResponse
+	if err := c.do(ctx, http.MethodPost, PathRemove, RemoveRequest{Name: name}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // Stream opens the event stream at path (PathStream or PathBoardStream) from lastID ("" for
 // the start) and calls fn for each event until fn fails, ctx ends or the connection drops;
 // it returns that error (io.EOF when the server ended the stream) and the last event id

@@ -50,6 +50,11 @@ const (
 	KindQuiz Kind = "quiz"
 	// KindClosed: the instructor closed the workshop; its join code no longer works.
 	KindClosed Kind = "closed"
+	// KindLock: the instructor locked the workshop (Locked: no new learner may join) or
+	// unlocked it (Locked false).
+	KindLock Kind = "lock"
+	// KindSay: the instructor's message to every learner (Message).
+	KindSay Kind = "say"
 )
 
 // LearnerKinds are the kinds a learner may send.
@@ -57,7 +62,9 @@ var LearnerKinds = []Kind{KindLayer, KindAnswer, KindDrill, KindVerdict, KindExa
 
 // Published reports whether events of kind k are published to the learners (pacing, live
 // quizzes, closing); every other kind is seen by the instructor only.
-func (k Kind) Published() bool { return k == KindPacing || k == KindQuiz || k == KindClosed }
+func (k Kind) Published() bool {
+	return k == KindPacing || k == KindQuiz || k == KindClosed || k == KindLock || k == KindSay
+}
 
 // Event is one thing that happened in a workshop.
 type Event struct {
@@ -86,7 +93,14 @@ type Event struct {
 	Exam    *Exam    `json:"exam,omitempty"`
 	Pacing  *Pacing  `json:"pacing,omitempty"`
 	Quiz    *Quiz    `json:"quiz,omitempty"`
+	// Locked is KindLock's: the workshop takes no new learner.
+	Locked bool `json:"locked,omitempty"`
+	// Message is KindSay's: what the instructor says to every learner (MaxMessage characters).
+	Message string `json:"message,omitempty"`
 }
+
+// MaxMessage bounds an instructor's message (kata class say), in characters.
+const MaxMessage = 500
 
 // Answer sources.
 const (
@@ -185,6 +199,12 @@ type State struct {
 	Code   string   `json:"code,omitempty"`
 	Katas  []string `json:"katas,omitempty"`
 	Closed bool     `json:"closed,omitempty"`
+	// Locked says the workshop takes no new learner (kata class lock).
+	Locked bool `json:"locked,omitempty"`
+	// Message is the instructor's last message to every learner (kata class say), and
+	// MessageSeq the sequence number of its event, to tell a new message from one seen.
+	Message    string `json:"message,omitempty"`
+	MessageSeq int64  `json:"message_seq,omitempty"`
 	// Pacing is what is open of each kata, by kata id.
 	Pacing map[string]Pacing `json:"pacing,omitempty"`
 	// Quiz is the live quiz under way or just revealed; nil when none.
@@ -218,6 +238,10 @@ func (s *State) Apply(e Event) {
 	case KindClosed:
 		s.Closed = true
 		s.Quiz = nil
+	case KindLock:
+		s.Locked = e.Locked
+	case KindSay:
+		s.Message, s.MessageSeq = e.Message, e.Seq
 	}
 }
 

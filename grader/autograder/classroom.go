@@ -2,7 +2,9 @@ package autograder
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,9 +49,15 @@ type classroomResult struct {
 // its status, its score (its share of its task step's points when it passed, else 0) and, for
 // one that did not pass, its failure message. A report that could not grade anything is one
 // errored test saying why. p is the kata the assignment grades.
-func ClassroomResult(p *katas.Packet, r *grader.Report) ([]byte, error) {
+// workflowProblem, when set, adds a failing test worth nothing saying the workflow is not the
+// one exported (CheckWorkflow).
+func ClassroomResult(p *katas.Packet, r *grader.Report, workflowProblem string) ([]byte, error) {
 	s := grader.ScoreOf(p, r)
 	res := classroomResult{Version: 1, Status: r.Status, MaxScore: s.Max, Tests: []classroomTest{}}
+	if workflowProblem != "" {
+		res.Tests = append(res.Tests, classroomTest{Name: "the autograding workflow is the one exported", Status: grader.StatusFail,
+			Message: workflowProblem, TestCode: "kata grade . --workflow", ExecutionTime: "0.00s"})
+	}
 	if r.Status == grader.StatusError {
 		res.Tests = append(res.Tests, classroomTest{Name: "the submission can be graded", Status: grader.StatusError, Message: r.Message,
 			TestCode: "kata grade .", ExecutionTime: fmt.Sprintf("%.2fs", float64(r.DurationMS)/1000)})
@@ -70,8 +78,8 @@ func ClassroomResult(p *katas.Packet, r *grader.Report) ([]byte, error) {
 // WriteClassroomOutput appends the report's Classroom runner result, base64-encoded, to w as
 // a step output line `result=…` (the format of the file $GITHUB_OUTPUT names), which the
 // workflow hands to the reporter as KATA_RESULTS.
-func WriteClassroomOutput(w io.Writer, p *katas.Packet, r *grader.Report) error {
-	b, err := ClassroomResult(p, r)
+func WriteClassroomOutput(w io.Writer, p *katas.Packet, r *grader.Report, workflowProblem string) error {
+	b, err := ClassroomResult(p, r, workflowProblem)
 	if err != nil {
 		return err
 	}
@@ -109,6 +117,15 @@ jobs:
         with:
           go-version: "{{.Go}}"
           cache: false
+{{- if ne .Version "latest"}}
+      # kata is built once per version and kept in the Actions cache.
+      - name: Cache kata
+        id: cache-kata
+        uses: actions/cache@v4
+        with:
+          path: ~/go/bin/kata
+          key: kata-{{.Version}}-${{"{{"}} runner.os {{"}}"}}-go{{.Go}}
+{{- end}}
 {{- if eq .Lang "python"}}
       - name: Set up Python
         uses: actions/setup-python@v5
@@ -121,7 +138,13 @@ jobs:
         with:
           node-version: "22"
 {{- end}}
+      # The kata version every push is graded with: the one that exported this workflow, so
+      # grades cannot change mid-assignment. To change it, export again with --kata-version
+      # (a new workflow, with its own hash below).
       - name: Install kata
+{{- if ne .Version "latest"}}
+        if: steps.cache-kata.outputs.cache-hit != 'true'
+{{- end}}
         run: go install {{.Module}}@{{.Version}}
       - name: Grade with kata
         id: kata
@@ -136,9 +159,38 @@ jobs:
 `))
 
 // ClassroomGradeCommand is the command the workflow runs to grade a learner's repository:
-// every learner with the same seed.
+// every learner with the same seed, and the workflow checked against the hash it was exported
+// with (WorkflowHashMark until ExportClassroom fills it in).
 func ClassroomGradeCommand(kata string, seed int64) string {
-	return fmt.Sprintf(`kata grade . --kata %s --seed %d --classroom "$GITHUB_OUTPUT"`, kata, seed)
+	return fmt.Sprintf(`kata grade . --kata %s --seed %d --classroom "$GITHUB_OUTPUT" --workflow %s`, kata, seed, WorkflowHashMark)
+}
+
+// WorkflowHashMark stands for the workflow's own hash while it is hashed: the hash of a
+// workflow is the SHA-256 of its text with the hash it carries replaced by this mark.
+const WorkflowHashMark = "WORKFLOW_SHA256"
+
+// WorkflowHash is the hash of a workflow text carrying hash (WorkflowHashMark before one is
+// filled in).
+func WorkflowHash(text []byte, hash string) string {
+	if hash != "" && hash != WorkflowHashMark {
+		text = bytes.ReplaceAll(text, []byte(hash), []byte(WorkflowHashMark))
+	}
+	sum := sha256.Sum256(text)
+	return hex.EncodeToString(sum[:])
+}
+
+// CheckWorkflow checks the Classroom workflow in the repository dir against the hash it was
+// exported with: it returns "" when they agree, else what differs, for the grade to report
+// (a learner can edit the workflow of their own repository: its seed, its command).
+func CheckWorkflow(dir, hash string) string {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ClassroomWorkflow)))
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%v): the workflow that graded this push is not the one exported", ClassroomWorkflow, err)
+	}
+	if WorkflowHash(b, hash) != hash {
+		return fmt.Sprintf("%s differs from the workflow exported (its SHA-256 is not %s): this grade may not be the assignment's; ask your instructor", ClassroomWorkflow, hash)
+	}
+	return ""
 }
 
 // classroomIgnore keeps build output and caches out of the learners' commits.
@@ -174,7 +226,9 @@ func ExportClassroom(p *katas.Packet, lang, dir string, o ClassroomOptions) ([]s
 	if err := classroomYAML.Execute(&yml, v); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(wf, yml.Bytes(), 0o644); err != nil {
+	text := yml.Bytes()
+	text = bytes.ReplaceAll(text, []byte(WorkflowHashMark), []byte(WorkflowHash(text, WorkflowHashMark)))
+	if err := os.WriteFile(wf, text, 0o644); err != nil {
 		return nil, err
 	}
 	ignore := filepath.Join(dir, ".gitignore")

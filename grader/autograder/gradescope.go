@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,13 +34,15 @@ import (
 
 // gradescopeTest is one test of Gradescope's results.json.
 type gradescopeTest struct {
-	Name     string         `json:"name"`
-	Score    float64        `json:"score"`
-	MaxScore float64        `json:"max_score"`
-	Status   string         `json:"status"`
-	Output   string         `json:"output,omitempty"`
-	Tags     []string       `json:"tags"`
-	Extra    map[string]any `json:"extra_data,omitempty"`
+	Name     string   `json:"name"`
+	Score    float64  `json:"score"`
+	MaxScore float64  `json:"max_score"`
+	Status   string   `json:"status"`
+	Output   string   `json:"output,omitempty"`
+	Tags     []string `json:"tags"`
+	// Visibility is Gradescope's: visible, hidden, after_due_date or after_published.
+	Visibility string         `json:"visibility,omitempty"`
+	Extra      map[string]any `json:"extra_data,omitempty"`
 }
 
 // gradescopeResults is Gradescope's results.json.
@@ -47,8 +50,13 @@ type gradescopeResults struct {
 	Score         float64          `json:"score"`
 	ExecutionTime float64          `json:"execution_time"`
 	Output        string           `json:"output"`
+	Visibility    string           `json:"visibility,omitempty"`
 	Tests         []gradescopeTest `json:"tests"`
 }
+
+// Visibilities are the test visibilities Gradescope knows (--visibility): shown to the
+// learner at once, never, after the due date, or once the grades are published.
+var Visibilities = []string{"visible", "hidden", "after_due_date", "after_published"}
 
 // stepTag is the tag naming a test's task step.
 func stepTag(n int) string { return fmt.Sprintf("step %d", n) }
@@ -58,10 +66,16 @@ func stepTag(n int) string { return fmt.Sprintf("step %d", n) }
 // status (passed or failed), output (for a test that did not pass: the rule, the failure
 // message and the learner's stderr tail) and its task step as a tag; the whole run's summary
 // as the top-level output. A report that could not grade anything becomes one failed test
-// worth the kata's points whose output says why. p is the kata the assignment grades.
-func WriteGradescope(w io.Writer, p *katas.Packet, r *grader.Report) error {
+// worth the kata's points whose output says why. p is the kata the assignment grades;
+// visibility, when set (one of Visibilities), is every test's and the whole result's
+// Gradescope visibility.
+func WriteGradescope(w io.Writer, p *katas.Packet, r *grader.Report, visibility string) error {
+	if visibility != "" && !slices.Contains(Visibilities, visibility) {
+		return fmt.Errorf("visibility %q: Gradescope knows %s", visibility, strings.Join(Visibilities, ", "))
+	}
 	s := grader.ScoreOf(p, r)
-	res := gradescopeResults{ExecutionTime: float64(r.DurationMS) / 1000, Tests: []gradescopeTest{}}
+	res := gradescopeResults{ExecutionTime: float64(r.DurationMS) / 1000, Tests: []gradescopeTest{}, Visibility: visibility}
+
 	if r.Status == grader.StatusError {
 		res.Output = "The submission could not be graded:\n" + r.Message
 		res.Tests = append(res.Tests, gradescopeTest{Name: "the submission can be graded", MaxScore: s.Max, Status: "failed",
@@ -85,6 +99,9 @@ func WriteGradescope(w io.Writer, p *katas.Packet, r *grader.Report) error {
 		pass, fail, errored := r.Counts()
 		res.Output = fmt.Sprintf("kata grade · %s · %d passed, %d failed, %d errored · %s of %s points · seed %d", r.Kata, pass, fail, errored,
 			grader.FormatPoints(res.Score), grader.FormatPoints(s.Max), r.Seed)
+	}
+	for i := range res.Tests {
+		res.Tests[i].Visibility = visibility
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -119,7 +136,9 @@ var gradescopeSetup = template.Must(template.New("setup.sh").Parse(`#!/usr/bin/e
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y --no-install-recommends ca-certificates{{range .Packages}} {{.}}{{end}}
+# bubblewrap: kata grades each submission in a sandbox (docs/grading.md#sandbox); without it a
+# submission's code would run unconfined, as root.
+apt-get install -y --no-install-recommends ca-certificates bubblewrap{{range .Packages}} {{.}}{{end}}
 install -m 0755 /autograder/source/kata /usr/local/bin/kata
 {{- if .Node}}
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -154,12 +173,13 @@ kata="$source_dir/kata"
 packets=()
 if [ -d "$source_dir/packets" ]; then packets=(--packets "$source_dir/packets"); fi
 
-# The workspace is the submission itself, or the one folder in it that holds kata.json (a
-# learner who uploads a zip of the workspace folder).
+# The workspace is the submission itself, or the one folder one or two levels down that holds
+# kata.json (a learner who uploads a zip of the workspace folder); kata class grade finds a
+# learner's workspace the same way (FindWorkspace).
 ws="$root/submission"
 if [ ! -f "$ws/kata.json" ]; then
-  found=$(find "$ws" -mindepth 2 -maxdepth 3 -name kata.json -not -path '*/node_modules/*' -print -quit 2>/dev/null)
-  if [ -n "$found" ]; then ws=$(dirname "$found"); fi
+  found=$(cd "$ws" && find . -mindepth 2 -maxdepth 3 -name kata.json -type f -not -path '*/node_modules/*' -not -path '*/.*/*' 2>/dev/null)
+  if [ -n "$found" ] && [ "$(printf '%s\n' "$found" | wc -l)" -eq 1 ]; then ws="$ws/$(dirname "${found#./}")"; fi
 fi
 
 # Grade a copy, so nothing the build writes lands in the submission.
@@ -168,7 +188,7 @@ mkdir -p "$work/ws"
 cp -a "$ws/." "$work/ws/" 2>/dev/null || true
 export KATA_STATE="$work/progress.db"
 cd "$work/ws"
-"$kata" ${packets[@]+"${packets[@]}"} grade "$work/ws" --kata {{.Kata}} --seed {{.Seed}} --gradescope "$results/results.json"
+"$kata" ${packets[@]+"${packets[@]}"} grade "$work/ws" --kata {{.Kata}} --seed {{.Seed}} --gradescope "$results/results.json"{{if .Visibility}} --visibility {{.Visibility}}{{end}}
 status=$?
 if [ ! -s "$results/results.json" ]; then
   printf '{"score": 0, "output": "kata could not grade the submission (exit %s); the autograder output has the details", "tests": []}\n' "$status" > "$results/results.json"
@@ -186,6 +206,9 @@ type GradescopeOptions struct {
 	Languages []string
 	// Seed is every submission's seed (docs/grading.md#seed).
 	Seed int64
+	// Visibility, when set (one of Visibilities), is the tests' Gradescope visibility, such
+	// as after_due_date.
+	Visibility string
 }
 
 // ExportGradescope writes the Gradescope autograder of kata p into w, a zip holding at its
@@ -212,12 +235,15 @@ func ExportGradescope(w io.Writer, p *katas.Packet, o GradescopeOptions) ([]stri
 			return nil, fmt.Errorf("kata %s has no %q workspaces (it has %s)", p.ID, l, strings.Join(p.Languages, ", "))
 		}
 	}
+	if o.Visibility != "" && !slices.Contains(Visibilities, o.Visibility) {
+		return nil, fmt.Errorf("--visibility %q: Gradescope knows %s", o.Visibility, strings.Join(Visibilities, ", "))
+	}
 	v := struct {
-		Kata     string
-		Seed     int64
-		Packages []string
-		Node, Go bool
-	}{Kata: p.ID, Seed: o.Seed, Node: slices.Contains(langs, "node"), Go: slices.Contains(langs, "go")}
+		Kata, Visibility string
+		Seed             int64
+		Packages         []string
+		Node, Go         bool
+	}{Kata: p.ID, Visibility: o.Visibility, Seed: o.Seed, Node: slices.Contains(langs, "node"), Go: slices.Contains(langs, "go")}
 	for _, l := range langs {
 		v.Packages = append(v.Packages, map[string]string{"python": "python3", "node": "nodejs", "go": "golang-go"}[l])
 	}
@@ -286,4 +312,48 @@ func CheckKata(dir, want string, seed int64) *grader.Report {
 	}
 	return &grader.Report{Version: 3, Status: grader.StatusError, Kata: want, Seed: seed, Workspace: dir, Tests: []grader.TestResult{},
 		Message: fmt.Sprintf("kata.json: this workspace is for the kata %q, and this assignment grades %q: start from `kata init %s`", kc.Kata, want, want)}
+}
+
+// FindWorkspace returns the workspace of a submission folder as run_autograder finds it: the
+// folder itself when it holds kata.json, else the one folder one or two levels down that holds
+// kata.json (a learner who handed in the folder around their workspace: "zoe/my-work"),
+// leaving out node_modules and hidden folders. Only real folders are walked, never a symbolic
+// link, so a submission cannot point the grader elsewhere. ok is false when there is no such
+// folder or more than one.
+func FindWorkspace(dir string) (ws string, ok bool) {
+	if isRegular(filepath.Join(dir, "kata.json")) {
+		return dir, true
+	}
+	var found []string
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			// DirEntry.IsDir is false for a symbolic link, whatever it points to.
+			if !e.IsDir() || e.Name() == "node_modules" || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			sub := filepath.Join(d, e.Name())
+			if isRegular(filepath.Join(sub, "kata.json")) {
+				found = append(found, sub)
+			}
+			if depth < 2 {
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(dir, 1)
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
+// isRegular reports whether path is a regular file, not following a final symbolic link.
+func isRegular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -12,11 +12,14 @@ package class
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/autograder"
 	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/internal/i18n"
 )
@@ -35,23 +38,51 @@ type Learner struct {
 	// Name is the folder's name, with as many parent folders as it takes to tell two learners
 	// apart ("a/alice" and "b/alice").
 	Name string `json:"name"`
-	// Dir is the folder's absolute path.
+	// Dir is the workspace's absolute path, symbolic links resolved: the learner's folder, or
+	// the one folder inside it that holds kata.json (autograder.FindWorkspace).
 	Dir string `json:"dir"`
+	// Given is the folder as given or listed, when a symbolic link makes it differ from Dir's
+	// folder (Scrubber hides both).
+	Given string `json:"-"`
 }
 
 // Discover lists the learners of the folders given: a folder that holds kata.json is one
 // learner's workspace; any other folder is a class, each of whose subfolders (but hidden ones
 // and the folders in skip) is a learner, workspace or not, so an empty or broken submission
-// gets a row of its own. Learners come back sorted by name. A path that is not a folder, and
-// a learner folder inside another one, are errors.
+// gets a row of its own. A class's subfolder may be a symbolic link to a folder (a class
+// folder of links to where each learner's work is): the learner is the folder it points to,
+// which is all the grader's sandbox sees. A learner folder without kata.json whose one
+// workspace is a folder or two down ("zoe/my-work/kata.json") is graded there, as the
+// Gradescope autograder finds it. Learners come back sorted by name. A path that is not a
+// folder, and a learner folder inside another one, are errors.
 func Discover(paths []string, skip ...string) ([]Learner, error) {
 	var skipAbs []string
 	for _, s := range skip {
 		if abs, err := filepath.Abs(s); err == nil {
 			skipAbs = append(skipAbs, abs)
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				skipAbs = append(skipAbs, real)
+			}
 		}
 	}
-	var dirs []string
+	// named are the folders as given or listed (they name the learners), real the folders
+	// they are, symbolic links resolved.
+	type folder struct{ named, real string }
+	var dirs []folder
+	add := func(named string) error {
+		real, err := filepath.EvalSymlinks(named)
+		if err != nil {
+			return fmt.Errorf("%s: %w", named, err)
+		}
+		if slices.Contains(skipAbs, real) {
+			return nil
+		}
+		if ws, ok := autograder.FindWorkspace(real); ok {
+			real = ws
+		}
+		dirs = append(dirs, folder{named, real})
+		return nil
+	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -62,7 +93,9 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 			return nil, i18n.Err("class.cli.not_a_folder", "Path", p)
 		}
 		if isFile(filepath.Join(abs, "kata.json")) {
-			dirs = append(dirs, abs)
+			if err := add(abs); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		entries, err := os.ReadDir(abs)
@@ -72,32 +105,50 @@ func Discover(paths []string, skip ...string) ([]Learner, error) {
 		n := 0
 		for _, e := range entries {
 			dir := filepath.Join(abs, e.Name())
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || slices.Contains(skipAbs, dir) {
+			if strings.HasPrefix(e.Name(), ".") || slices.Contains(skipAbs, dir) {
 				continue
 			}
-			dirs = append(dirs, dir)
+			if !e.IsDir() {
+				// a symbolic link to a folder is a learner; to anything else, nothing
+				if e.Type()&fs.ModeSymlink == 0 {
+					continue
+				}
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					continue
+				}
+			}
+			if err := add(dir); err != nil {
+				return nil, err
+			}
 			n++
 		}
 		if n == 0 {
 			return nil, i18n.Err("class.cli.no_learners_in", "Path", p)
 		}
 	}
-	slices.Sort(dirs)
-	dirs = slices.Compact(dirs)
+	slices.SortFunc(dirs, func(a, b folder) int { return strings.Compare(a.real, b.real) })
+	dirs = slices.CompactFunc(dirs, func(a, b folder) bool { return a.real == b.real })
 	for i := 1; i < len(dirs); i++ {
 		for j := 0; j < i; j++ {
-			if strings.HasPrefix(dirs[i], dirs[j]+string(filepath.Separator)) {
-				return nil, i18n.Err("class.cli.nested", "Inner", dirs[i], "Outer", dirs[j])
+			if strings.HasPrefix(dirs[i].real, dirs[j].real+string(filepath.Separator)) || dirs[j].real == "/" {
+				return nil, i18n.Err("class.cli.nested", "Inner", dirs[i].named, "Outer", dirs[j].named)
 			}
 		}
 	}
 	if len(dirs) == 0 {
 		return nil, i18n.Err("class.cli.no_learners")
 	}
-	learners := make([]Learner, len(dirs))
-	names := uniqueNames(dirs)
+	named := make([]string, len(dirs))
 	for i, d := range dirs {
-		learners[i] = Learner{Name: names[i], Dir: d}
+		named[i] = d.named
+	}
+	learners := make([]Learner, len(dirs))
+	names := uniqueNames(named)
+	for i, d := range dirs {
+		learners[i] = Learner{Name: names[i], Dir: d.real}
+		if d.named != d.real {
+			learners[i].Given = d.named
+		}
 	}
 	slices.SortFunc(learners, func(a, b Learner) int { return strings.Compare(a.Name, b.Name) })
 	return learners, nil
@@ -141,4 +192,44 @@ func uniqueNames(dirs []string) []string {
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// NamedKata is the kata a learner's kata.json names, or "" when it names none (no
+// kata.json, or one that cannot be read: the grader says what is wrong with it).
+func NamedKata(dir string) string {
+	kc, err := grader.LoadKataConfig(dir)
+	if err != nil {
+		return ""
+	}
+	return kc.Kata
+}
+
+// Assignment returns the class's kata: want when it is set, else the kata most learners'
+// kata.json name (of a tie, the first in alphabetical order); and how many learners name
+// it. kata is "" when no learner names one.
+func Assignment(learners []Learner, want string) (kata string, naming int) {
+	counts := map[string]int{}
+	for _, l := range learners {
+		if k := NamedKata(l.Dir); k != "" {
+			counts[k]++
+		}
+	}
+	if want != "" {
+		return want, counts[want]
+	}
+	for k, n := range counts {
+		if n > naming || (n == naming && k < kata) {
+			kata, naming = k, n
+		}
+	}
+	return kata, naming
+}
+
+// wrongKata is the report of a learner whose workspace is for another kata than the class's:
+// the learner cannot be graded for the class's kata, and scores 0 of its points.
+func wrongKata(l Learner, has, want string, seed int64) *grader.Report {
+	why := i18n.M("class.wrong_kata", "Has", has, "Want", want)
+	rep := errorReport(l, seed, why.English())
+	rep.Kata, rep.Why = want, &why
+	return rep
 }

@@ -75,13 +75,108 @@ func TestDiscover(t *testing.T) {
 	if _, err := Discover([]string{class, filepath.Join(class, "alice", "sub")}); err == nil {
 		t.Error("a missing folder is no error")
 	}
-	nested := filepath.Join(class, "bob", "inner")
+	nested := filepath.Join(class, "alice", "inner")
 	mkfile(t, filepath.Join(nested, "kata.json"), "{}")
 	if _, err := Discover([]string{class, nested}); err == nil || !strings.Contains(err.Error(), "cannot nest") {
 		t.Errorf("nested learner folders: %v", err)
 	}
 	if _, err := Discover([]string{filepath.Join(class, "empty")}); err == nil || !strings.Contains(err.Error(), "no learner folders") {
 		t.Errorf("an empty class folder: %v", err)
+	}
+}
+
+// TestDiscoverNestedAndLinked: a learner folder whose one workspace is a folder or two down is
+// graded there (as the Gradescope autograder finds it); a class folder of symbolic links to
+// learner folders is a class, each learner the folder linked to; a link inside a learner's
+// folder is never followed to find a workspace, and a link to a folder around the class is
+// refused.
+func TestDiscoverNestedAndLinked(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	mkfile(t, filepath.Join(work, "zoe", "my-work", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "yan", "a", "b", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "two", "a", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "two", "b", "kata.json"), "{}")
+	mkfile(t, filepath.Join(work, "ada", "kata.json"), "{}")
+	mkfile(t, filepath.Join(root, "elsewhere", "kata.json"), "{}")
+	os.MkdirAll(filepath.Join(work, "eve"), 0o755)
+	os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(work, "eve", "link")) // never followed
+	links := filepath.Join(root, "links")
+	os.MkdirAll(links, 0o755)
+	for _, n := range []string{"zoe", "yan", "two", "ada", "eve"} {
+		if err := os.Symlink(filepath.Join(work, n), filepath.Join(links, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink(filepath.Join(root, "notes.txt"), filepath.Join(links, "dangling")) // not a folder: no learner
+	got, err := Discover([]string{links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ada": "work/ada", "eve": "work/eve", "two": "work/two", "yan": "work/yan/a/b", "zoe": "work/zoe/my-work"}
+	if len(got) != len(want) {
+		t.Fatalf("learners %+v", got)
+	}
+	realRoot, _ := filepath.EvalSymlinks(root)
+	for _, l := range got {
+		if rel, _ := filepath.Rel(realRoot, l.Dir); rel != filepath.FromSlash(want[l.Name]) {
+			t.Errorf("%s is graded in %s, want %s", l.Name, l.Dir, want[l.Name])
+		}
+	}
+	// a link to a folder that holds the class is no learner folder
+	os.Symlink(root, filepath.Join(links, "up"))
+	if _, err := Discover([]string{links}); err == nil || !strings.Contains(err.Error(), "cannot nest") {
+		t.Errorf("a link to a folder around the class: %v", err)
+	}
+}
+
+// TestAssignment: the class's kata is the one most learners name, or --kata's; a learner whose
+// workspace is for another kata is not graded and is a "this workspace is for …" row of the
+// class's kata, so the report stays a one-kata report.
+func TestAssignment(t *testing.T) {
+	lib := library(t)
+	_, learners := fakeClass(t, map[string]string{"alice": "pass", "bob": "category", "carol": "pass", "dave": ""})
+	for _, l := range learners {
+		k := "mcp-structured-errors"
+		if l.Name == "carol" {
+			k = "mcp-error-responses"
+		}
+		if l.Name != "dave" {
+			mkfile(t, filepath.Join(l.Dir, "kata.json"), `{"kata": "`+k+`"}`)
+		}
+	}
+	if k, n := Assignment(learners, ""); k != "mcp-structured-errors" || n != 2 {
+		t.Errorf("the class's kata: %s named by %d", k, n)
+	}
+	if k, n := Assignment(learners, "mcp-error-responses"); k != "mcp-error-responses" || n != 1 {
+		t.Errorf("--kata: %s named by %d", k, n)
+	}
+	store, err := OpenStore(filepath.Join(t.TempDir(), StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	f := &fakeGrader{lib: lib}
+	b, err := Run(context.Background(), lib, store, learners, Options{NoIsolation: true, Kata: "mcp-structured-errors", Seed: 1, SeedSet: true, grade: f.grade})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if graded := f.take(); slices.Contains(graded, "carol") {
+		t.Errorf("carol's workspace for another kata was graded: %v", graded)
+	}
+	r := BuildReport(lib, b, BuildOptions{})
+	if len(r.Katas) != 1 || r.Katas[0].Kata != "mcp-structured-errors" {
+		t.Errorf("katas %+v", r.Katas)
+	}
+	carol := r.Learners[2]
+	if carol.Name != "carol" || !carol.CannotGrade() || carol.Kata != "mcp-structured-errors" || carol.Points != 0 || carol.MaxPoints == 0 ||
+		!strings.HasPrefix(carol.Message, "this workspace is for the kata mcp-error-responses") {
+		t.Errorf("carol: %+v", carol)
+	}
+	var text bytes.Buffer
+	WriteText(&text, r, nil)
+	if !strings.Contains(text.String(), "cannot grade: this workspace is for the kata mcp-error-responses") {
+		t.Errorf("summary:\n%s", text.String())
 	}
 }
 
@@ -233,6 +328,25 @@ func (f *fakeGrader) grade(ctx context.Context, lib *katas.Library, dir string, 
 		return fakeReport(f.lib, dir, o.Seed, grader.RuleCategory)
 	case "both":
 		return fakeReport(f.lib, dir, o.Seed, grader.RuleCategory, grader.RuleRetryAfter)
+	case "flood":
+		// breaks category, and floods stderr: 3 KB of one learner's output
+		rep := fakeReport(f.lib, dir, o.Seed, grader.RuleCategory)
+		for i := range rep.Tests {
+			if rep.Tests[i].Status != grader.StatusPass {
+				rep.Tests[i].Output = strings.Repeat("debug: still here\n", 170) + "Traceback: KeyError 'category'"
+			}
+		}
+		return rep
+	case "template":
+		// passes the server's tests; the client is the template's, which is not written
+		rep := fakeReport(f.lib, dir, o.Seed)
+		for range 3 {
+			rep.Tests = append(rep.Tests, grader.TestResult{ID: "client-x", Name: "the client retries", Status: grader.StatusFail, Step: 6,
+				FailedRules: []grader.RuleID{grader.RuleClientUnknown}, Message: "the client exited with status 1",
+				Output: "Error: callWithRetry is not written yet (TASK.md, step 6)"})
+		}
+		rep.Status = grader.StatusFail
+		return rep
 	case "panic":
 		panic("a bug of kata's own")
 	case "hang":
@@ -624,6 +738,98 @@ func TestTickerAndSummaryQuoteFolderNames(t *testing.T) {
 		}
 		if !strings.Contains(s, `"eve\x1b]0;pwned\a\u009b2J"`) {
 			t.Errorf("the %s does not name the learner quoted: %q", what, s)
+		}
+	}
+}
+
+// TestAnonymizeScrubsLearnerOutput: an anonymized report, its learner files and the progress
+// on stderr hold no folder path and no folder name, not even in a traceback the learner's
+// server wrote; named learner files of an earlier run are removed, not left beside the
+// pseudonymous ones.
+func TestAnonymizeScrubsLearnerOutput(t *testing.T) {
+	lib := library(t)
+	root := t.TempDir()
+	alice := Learner{Name: "alice-smith", Dir: filepath.Join(root, "real", "alice-smith"), Given: filepath.Join(root, "links", "alice-smith")}
+	rep := fakeReport(lib, alice.Dir, 1, grader.RuleCategory)
+	for i := range rep.Tests {
+		if rep.Tests[i].Status != grader.StatusPass {
+			rep.Tests[i].Output = "Traceback (most recent call last):\n  File \"" + alice.Given + "/server.py\", line 3\nalice-smith's server: boom"
+			rep.Tests[i].Message += " (in " + alice.Dir + ")"
+		}
+	}
+	bob := Learner{Name: "bob", Dir: filepath.Join(root, "real", "bobby")}
+	bad := errorReport(bob, 1, "kata.json is missing: "+bob.Dir+" is not a workspace")
+	b := &Batch{Seed: 1, Results: []Result{{Learner: alice, Report: rep}, {Learner: bob, Report: bad}}}
+	key := []byte("k")
+	r := BuildReport(lib, b, BuildOptions{PseudonymKey: key})
+
+	dir := filepath.Join(root, "out", "learners")
+	mkfile(t, filepath.Join(dir, "alice-smith.results.json"), "{}") // a named run before
+	mkfile(t, filepath.Join(dir, "alice-smith.junit.xml"), "<x/>")
+	mkfile(t, filepath.Join(dir, "notes.txt"), "the instructor's own")
+	if _, err := WriteLearnerFiles(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var all bytes.Buffer
+	WriteJSON(&all, r)
+	WriteText(&all, r, nil)
+	WriteCSV(&all, r)
+	WriteHTML(&all, r, nil)
+	tk := NewTicker(&all, false, nil)
+	tk.Anonymize(key)
+	for _, res := range b.Results {
+		tk.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: &res, Done: 1, Total: 2})
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		c, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		if e.Name() != "notes.txt" {
+			all.Write(c)
+		}
+	}
+	if len(names) != 5 || !slices.Contains(names, "notes.txt") || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "alice") }) {
+		t.Errorf("learner files %v: want two per pseudonym and the instructor's notes", names)
+	}
+	for _, leak := range []string{"alice", "bobby", root} {
+		if i := strings.Index(all.String(), leak); i >= 0 {
+			t.Errorf("the anonymized output says %q: …%s…", leak, all.String()[max(i-80, 0):min(i+80, all.Len())])
+		}
+	}
+	if !strings.Contains(all.String(), Pseudonym(key, "alice-smith")+"/server.py") {
+		t.Error("the traceback lost its file name along with the folder")
+	}
+}
+
+// TestRoster: a roster maps folder names to student ids and emails, which the CSV carries;
+// a roster without the columns, or naming a learner twice, is an error naming the line.
+func TestRoster(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "roster.csv")
+	mkfile(t, path, "\ufeffFolder, Student_ID ,Email\nalice,S1,alice@example.edu\nbob,S2,\n\n")
+	ro, err := ReadRoster(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := ro.Lookup("class/alice"); !ok || e.StudentID != "S1" || e.Email != "alice@example.edu" {
+		t.Errorf("alice: %+v %v", e, ok)
+	}
+	r := classReport(t, BuildOptions{Roster: ro})
+	var out bytes.Buffer
+	WriteCSV(&out, r)
+	rows, _ := csv.NewReader(&out).ReadAll()
+	if rows[0][1] != "student_id" || rows[0][2] != "email" || rows[1][1] != "S1" || rows[2][1] != "S2" || rows[3][1] != "" {
+		t.Errorf("CSV with a roster: %v", rows[:4])
+	}
+	for content, want := range map[string]string{
+		"name,email\nalice,a@x\n":       "no student id column",
+		"folder,id\nalice,1\nalice,2\n": ":3: \"alice\" is in the roster twice",
+		"folder,id\n,7\n":               ":2: a learner and a student id",
+	} {
+		mkfile(t, path, content)
+		if _, err := ReadRoster(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("roster %q: %v, want %q", content, err, want)
 		}
 	}
 }

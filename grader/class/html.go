@@ -34,11 +34,28 @@ type htmlCell struct {
 	Text, Class, Title string
 }
 
-// htmlRow is one learner of the heatmap.
+// htmlRow is one learner of the heatmap, and of the learners' details: Anchor is the id of
+// the learner's <details>.
 type htmlRow struct {
-	Name, Error, Points, Percent string
-	Cells                        []htmlCell
+	Name, Anchor, Error, Points, Percent string
+	Cells                                []htmlCell
+	// Summary is the details' line ("40/47 passed · 40/47 points (85%)"), NotWritten says
+	// which parts the learner never wrote; Failing are the failing tests.
+	Summary, NotWritten string
+	Failing             []htmlTest
+	// Detail is why a learner cannot be graded, whole (up to detailCap).
+	Detail string
 }
+
+// htmlTest is one failing test in a learner's details: its message and stderr tail cut to
+// detailCap.
+type htmlTest struct {
+	Name, Status, Message, Output string
+	Rules                         []grader.RuleID
+}
+
+// htmlLink is a learner named in the rules table, linking to the learner's details.
+type htmlLink struct{ Name, Anchor string }
 
 // htmlRule is one row of the rules table, with its bar's width in percent.
 type htmlRule struct {
@@ -46,6 +63,8 @@ type htmlRule struct {
 	Width int
 	// Breakers is "2 of 3" learners; Lead the example's lead ("e.g. bob, its test:").
 	Breakers, Lead string
+	// Who are the learners who break it.
+	Who []htmlLink
 }
 
 // htmlWords are the report's own words in the reader's language; the template escapes them.
@@ -55,6 +74,8 @@ type htmlWords struct {
 	Heatmap, ColLearner, ColPoints, Legend             string
 	Rules, ColRule, ColBreakers, ColTests, ColSays     string
 	NoRuleBroken, Errors                               string
+	Learners, Failing, NoFailing, Stderr, ColWho       string
+	TruncatedNote                                      string
 	// Sub's and Footer's sentences hold <code>: built by htmlSentence.
 	Seed, Footer template.HTML
 }
@@ -80,6 +101,8 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 		Rules                     []htmlRule
 		// Errors are the learners who cannot be graded, with why.
 		Errors []htmlRow
+		// Truncated says some learner's text was cut.
+		Truncated bool
 	}{R: r, Lang: loc.Lang(), Kata: kataNames(r, loc), Learners: loc.N("count.learner", len(r.Learners)), Multi: len(r.Katas) > 1}
 	if !r.Generated.IsZero() {
 		v.Generated = r.Generated.Format("2006-01-02 15:04 MST")
@@ -93,13 +116,41 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 	}
 	v.Span = len(v.Columns) + 2
 	sum, passing := 0.0, 0
+	anchors := map[string]string{}
+	for i, l := range r.Learners {
+		anchors[l.Name] = fmt.Sprintf("learner-%d", i+1)
+	}
 	for _, l := range r.Learners {
-		row := htmlRow{Name: l.Name}
+		row := htmlRow{Name: l.Name, Anchor: anchors[l.Name]}
 		if l.CannotGrade() {
-			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(l.MessageIn(loc)), 72)) // the list below the rules has all of it
+			msg, cut := Truncate(l.MessageIn(loc), detailCap, false)
+			v.Truncated = v.Truncated || cut
+			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(msg), 72)) // the list below the rules has all of it
+			row.Summary, row.Detail = row.Error, msg
 			v.Rows = append(v.Rows, row)
-			v.Errors = append(v.Errors, htmlRow{Name: l.Name, Error: l.MessageIn(loc)})
+			v.Errors = append(v.Errors, htmlRow{Name: l.Name, Anchor: row.Anchor, Error: msg})
 			continue
+		}
+		row.Summary = loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) + " · " + grader.FormatPoints(l.Points) + "/" + grader.FormatPoints(l.MaxPoints) + fmt.Sprintf(" (%.0f%%)", l.Percent)
+		var parts []string
+		for _, part := range l.NotWritten {
+			parts = append(parts, loc.T("class.not_written_long", "Part", part, "Tests", l.NotWrittenTests))
+		}
+		row.NotWritten = strings.Join(parts, "; ")
+		if l.report != nil {
+			for _, t := range l.report.Tests {
+				if t.Status == grader.StatusPass || notWritten(t) != "" {
+					continue
+				}
+				msg, cut1 := Truncate(t.Message, detailCap, false)
+				out, cut2 := Truncate(strings.TrimRight(t.Output, "\n"), stderrCap, true)
+				v.Truncated = v.Truncated || cut1 || cut2
+				name := t.Name
+				if name == "" {
+					name = t.ID
+				}
+				row.Failing = append(row.Failing, htmlTest{Name: name, Status: t.Status, Message: msg, Output: out, Rules: t.FailedRules})
+			}
 		}
 		sum += l.Percent
 		if l.Passed == l.Tests && l.Tests > 0 {
@@ -125,15 +176,19 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 	}
 	v.Average, v.Passing = "—", loc.T("class.of", "N", passing, "Total", r.Gradable)
 	if r.Gradable > 0 {
-		v.Average = fmt.Sprintf("%.0f%%", sum/float64(r.Gradable))
+		v.Average = fmt.Sprintf("%.0f%%", math.Round(sum/float64(r.Gradable)))
 	}
 	for _, rc := range r.Rules {
 		width := 0
 		if r.Gradable > 0 {
 			width = int(math.Round(100 * float64(rc.Learners) / float64(r.Gradable)))
 		}
-		v.Rules = append(v.Rules, htmlRule{RuleCount: rc, Width: width, Breakers: loc.T("class.of", "N", rc.Learners, "Total", r.Gradable),
-			Lead: loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest)})
+		hr := htmlRule{RuleCount: rc, Width: width, Breakers: loc.T("class.of", "N", rc.Learners, "Total", r.Gradable),
+			Lead: loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest)}
+		for _, n := range rc.Names {
+			hr.Who = append(hr.Who, htmlLink{Name: n, Anchor: anchors[n]})
+		}
+		v.Rules = append(v.Rules, hr)
 	}
 	counts := loc.T("class.html.counts", "Graded", r.Graded, "Reused", r.Reused, "Jobs", loc.N("class.count.job", r.Jobs), "Time", seconds(loc, r.DurationMS))
 	v.L = htmlWords{
@@ -144,6 +199,8 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 		Legend: loc.T("class.html.legend"), Rules: loc.T("class.html.rules"), ColRule: loc.T("class.html.col_rule"),
 		ColBreakers: loc.T("class.html.col_breakers"), ColTests: loc.T("class.html.col_tests"), ColSays: loc.T("class.html.col_says"),
 		NoRuleBroken: loc.T("class.no_rule_broken"), Errors: loc.T("class.html.errors"),
+		Learners: loc.T("class.html.learners"), Failing: loc.T("class.html.failing"), NoFailing: loc.T("class.html.no_failing"),
+		Stderr: loc.T("class.html.stderr"), ColWho: loc.T("class.html.col_who"), TruncatedNote: loc.T("class.html.truncated_note"),
 		Seed:   htmlSentence(loc, "class.html.seed", "Seed", r.Seed, "Flag", code(fmt.Sprintf("--seed %d", r.Seed))),
 		Footer: htmlSentence(loc, "class.html.footer", "Command", code("kata class grade"), "Counts", counts),
 	}

@@ -142,7 +142,7 @@ func TestHTMLSentenceEscapes(t *testing.T) {
 // the PNG.
 func TestHTMLReportInChromiumRussian(t *testing.T) {
 	r := classReport(t, BuildOptions{Generated: time.Now()})
-	dom, img := inChromium(t, r, i18n.New("ru"), "class-report-ru.png")
+	dom, img := inChromium(t, r, i18n.New("ru"), "class-report-ru.png", 0)
 	mustContain(t, "the browser's DOM", dom, `<html lang="ru">`, "Отчёт по классу", "Баллы по шагам задания", "Правила, которые класс нарушает чаще всего")
 	if n := strings.Count(dom, `<tr class="learner">`); n != len(r.Learners) {
 		t.Errorf("the browser's DOM has %d learner rows, want %d", n, len(r.Learners))

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -31,11 +32,13 @@ type Report struct {
 	Reused      int `json:"reused"`
 	CannotGrade int `json:"cannot_grade"`
 	// Gradable counts the learners who could be graded (every learner but CannotGrade).
-	Gradable   int       `json:"gradable"`
-	Jobs       int       `json:"jobs"`
-	DurationMS int64     `json:"duration_ms"`
-	Anonymized bool      `json:"anonymized"`
-	Generated  time.Time `json:"generated"`
+	Gradable   int   `json:"gradable"`
+	Jobs       int   `json:"jobs"`
+	DurationMS int64 `json:"duration_ms"`
+	Anonymized bool  `json:"anonymized"`
+	// Rostered says a roster gave the learners student ids (LearnerRow.StudentID).
+	Rostered  bool      `json:"rostered,omitempty"`
+	Generated time.Time `json:"generated"`
 }
 
 // KataSteps is one kata of the class and its graded task steps, as report columns.
@@ -60,31 +63,43 @@ type LearnerRow struct {
 	Name string `json:"name"`
 	// Dir is the learner's folder; empty when the report is anonymized.
 	Dir string `json:"dir,omitempty"`
+	// StudentID and Email are the roster's (BuildOptions.Roster) for the learner; empty when
+	// there is no roster or it does not name the learner.
+	StudentID string `json:"student_id,omitempty"`
+	Email     string `json:"email,omitempty"`
 	// Kata is the learner's kata; for a folder that is no workspace, the class's kata when the
 	// class has one (and the learner 0 of its points), else empty.
 	Kata string `json:"kata,omitempty"`
 	// Status is the grader's: pass, fail, or error (the learner cannot be graded).
 	Status string `json:"status"`
 	// Message says why a learner cannot be graded.
-	Message   string             `json:"message,omitempty"`
-	Passed    int                `json:"passed"`
-	Tests     int                `json:"tests"`
-	Points    float64            `json:"points"`
-	MaxPoints float64            `json:"max_points"`
-	Percent   float64            `json:"percent"`
-	Steps     []grader.StepScore `json:"steps,omitempty"`
-	// FailedRules are the rules the learner's tests broke, in the order first found.
+	Message   string  `json:"message,omitempty"`
+	Passed    int     `json:"passed"`
+	Tests     int     `json:"tests"`
+	Points    float64 `json:"points"`
+	MaxPoints float64 `json:"max_points"`
+	// Percent is Points of MaxPoints in percent, rounded once to a whole number (Percent):
+	// every report and the progress line show this one figure.
+	Percent float64            `json:"percent"`
+	Steps   []grader.StepScore `json:"steps,omitempty"`
+	// FailedRules are the rules the learner's tests broke, in the order first found; the tests
+	// of a part the learner never wrote (NotWritten) break none.
 	FailedRules []grader.RuleID `json:"failed_rules,omitempty"`
+	// NotWritten names the parts the learner never wrote ("client": the template's client,
+	// which says it is not written yet), whose failing tests are no rule failures; NotWrittenTests
+	// counts those tests.
+	NotWritten      []string `json:"not_written,omitempty"`
+	NotWrittenTests int      `json:"not_written_tests,omitempty"`
 	// Reused says the result came from the results store (the folder did not change).
 	Reused     bool  `json:"reused"`
 	DurationMS int64 `json:"duration_ms"`
 	// report is the learner's grader report, for the per-learner files.
 	report *grader.Report
 	// why is Message as a catalog message (nil when it is none, as in a result read back from
-	// the results store); hide, when set, is the folder path an anonymized Message replaced
-	// by Name.
-	why  *i18n.Msg
-	hide string
+	// the results store); scrub, when set, is what anonymizing does to the learner's text
+	// (Scrubber).
+	why   *i18n.Msg
+	scrub func(string) string
 }
 
 // CannotGrade reports whether the learner's submission could not be graded.
@@ -97,8 +112,8 @@ func (l LearnerRow) MessageIn(loc *i18n.Localizer) string {
 		return l.Message
 	}
 	s := grader.Sanitize(loc.Say(*l.why))
-	if l.hide != "" {
-		s = strings.ReplaceAll(s, l.hide, l.Name)
+	if l.scrub != nil {
+		s = l.scrub(s)
 	}
 	return s
 }
@@ -132,7 +147,10 @@ type BuildOptions struct {
 	// PseudonymKey, when set, anonymizes the report: learner names become Pseudonym(key, name)
 	// and folder paths are left out.
 	PseudonymKey []byte
-	Generated    time.Time
+	// Roster, when set, gives each learner it names a student id and an email. An anonymized
+	// report leaves them out.
+	Roster    *Roster
+	Generated time.Time
 }
 
 // BuildReport makes the class report of a batch, scoring each learner against its kata's
@@ -140,15 +158,23 @@ type BuildOptions struct {
 func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 	rep := &Report{Seed: b.Seed, Graded: b.Graded, Reused: b.Reused, Jobs: b.Jobs, DurationMS: b.Duration.Milliseconds(),
 		Anonymized: o.PseudonymKey != nil, Generated: o.Generated}
+	rep.Rostered = o.Roster != nil && !rep.Anonymized
 	kataIdx := map[string]int{}
 	rules := map[grader.RuleID]*RuleCount{}
 	statements := map[grader.RuleID]string{}
 	for _, res := range b.Results {
 		r := res.Report
+		var scrub func(string) string
+		if rep.Anonymized {
+			scrub = Scrubber(res.Learner, Pseudonym(o.PseudonymKey, res.Name))
+			r = scrubReport(r, scrub)
+		}
 		row := LearnerRow{Name: res.Name, Dir: res.Dir, Kata: r.Kata, Status: r.Status, Reused: res.Reused,
-			DurationMS: res.Duration.Milliseconds(), report: r}
+			DurationMS: res.Duration.Milliseconds(), report: r, scrub: scrub}
 		if rep.Anonymized {
 			row.Name, row.Dir = Pseudonym(o.PseudonymKey, res.Name), ""
+		} else if e, ok := o.Roster.Lookup(res.Name); ok {
+			row.StudentID, row.Email = e.StudentID, e.Email
 		}
 		p, known := lib.Get(r.Kata)
 		if known {
@@ -160,13 +186,10 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 				}
 			}
 			s := grader.ScoreOf(p, r)
-			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, round1(s.Percent()), s.Steps
+			row.Points, row.MaxPoints, row.Percent, row.Steps = s.Points, s.Max, Percent(s.Points, s.Max), s.Steps
 		}
 		if row.CannotGrade() {
-			row.Message, row.why = r.Message, r.Why
-			if rep.Anonymized {
-				row.Message, row.hide = strings.ReplaceAll(row.Message, res.Dir, row.Name), res.Dir
-			}
+			row.Message, row.why = r.Message, res.Report.Why
 			row.Steps = nil
 			rep.CannotGrade++
 		} else {
@@ -175,6 +198,13 @@ func BuildReport(lib *katas.Library, b *Batch, o BuildOptions) *Report {
 		}
 		for _, t := range r.Tests {
 			if t.Status == grader.StatusPass {
+				continue
+			}
+			if part := notWritten(t); part != "" {
+				if !slices.Contains(row.NotWritten, part) {
+					row.NotWritten = append(row.NotWritten, part)
+				}
+				row.NotWrittenTests++
 				continue
 			}
 			for _, id := range t.FailedRules {
@@ -297,8 +327,52 @@ func Localize(r *Report, loc *i18n.Localizer, words *katas.Library) *Report {
 	return &out
 }
 
-// round1 rounds to one decimal, for percentages.
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
+// Percent is points of max in percent, rounded to a whole number (half away from zero): the
+// one rounding of every class report and of the progress line. 0 when max is 0.
+func Percent(points, max float64) float64 {
+	if max == 0 {
+		return 0
+	}
+	return math.Round(100 * points / max)
+}
+
+// notWrittenMark is what the templates' unwritten parts say when run ("callWithRetry is not
+// written yet (TASK.md, step 6)"): a test that fails with it grades a part the learner never
+// wrote, not a rule the learner broke.
+const notWrittenMark = "is not written yet"
+
+// notWritten returns the part a failing test found unwritten ("client"), or "".
+func notWritten(t grader.TestResult) string {
+	if strings.Contains(t.Message, notWrittenMark) || strings.Contains(t.Output, notWrittenMark) {
+		return "client"
+	}
+	return ""
+}
+
+// detailCap bounds a message of a learner's detail in the reports, stderrCap a stderr tail: a
+// learner's process controls them, and a flood would bury the class.
+const (
+	detailCap = 2000
+	stderrCap = 1200
+)
+
+// Truncate cuts a learner's text to n characters, keeping the start (of a message) or, with
+// tail, the end (of a stderr tail), and says how much it left out; cut reports it did.
+func Truncate(s string, n int, tail bool) (out string, cut bool) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	note := fmt.Sprintf("[… %d characters left out: kata class grade --learner-files writes them whole]", len(r)-n)
+	if tail {
+		kept := string(r[len(r)-n:])
+		if i := strings.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
+			kept = kept[i+1:] // whole lines only
+		}
+		return note + "\n" + kept, true
+	}
+	return string(r[:n]) + "\n" + note, true
+}
 
 // Pseudonym is a learner's stable pseudonym under the class's key: "learner-" and eight
 // letters and digits of HMAC-SHA256(key, name). The same key and name always give the same

@@ -25,6 +25,10 @@ type Options struct {
 	// a new one drawn and saved.
 	Seed    int64
 	SeedSet bool
+	// Kata is the class's kata (Assignment): a learner whose kata.json names another kata is
+	// not graded, and gets a "this workspace is for …" error report in this kata. Empty: every
+	// learner is graded for the kata its kata.json names.
+	Kata string
 	// Jobs is how many learners are graded at once; 0 means runtime.NumCPU().
 	Jobs int
 	// Regrade grades every learner, even those with a result of the same folder and seed.
@@ -33,6 +37,9 @@ type Options struct {
 	NoIsolation bool
 	// Timeout bounds one learner's grade; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Deps, when set, installs each learner's dependencies (from their lock file) before
+	// the grade; a learner whose install fails is a cannot-grade row.
+	Deps *Deps
 	// OnEvent, when set, is told of each learner that starts and finishes, from one goroutine
 	// at a time.
 	OnEvent func(Event)
@@ -144,6 +151,14 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 	var todo []int
 	hashes := make([]string, len(learners))
 	for i, l := range learners {
+		if has := NamedKata(l.Dir); opts.Kata != "" && has != "" && has != opts.Kata {
+			// not this class's assignment: nothing to grade, nothing to save
+			b.Results[i] = Result{Learner: l, Report: wrongKata(l, has, opts.Kata, seed), Unsaved: true, GradedAt: time.Now()}
+			b.Graded++
+			done++
+			emit(EventFinished, l, &b.Results[i])
+			continue
+		}
 		hashes[i], _ = HashFolder(l.Dir) // an unreadable folder hashes as "" and is always graded
 		if opts.Regrade || hashes[i] == "" {
 			todo = append(todo, i)
@@ -177,6 +192,14 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 			defer wg.Done()
 			for i := range work {
 				started <- i
+				if opts.Deps != nil {
+					if err := opts.Deps.Install(ctx, learners[i].Dir); err != nil {
+						// not saved: the next run tries the install again
+						now := time.Now()
+						out <- outcome{i, Result{Learner: learners[i], Hash: hashes[i], Report: depsReport(learners[i], seed, err), Unsaved: true, GradedAt: now}}
+						continue
+					}
+				}
 				out <- outcome{i, gradeOne(ctx, lib, learners[i], hashes[i], seed, timeout, grade)}
 			}
 		}()

@@ -185,3 +185,28 @@ func (s *Store) Count() (int, error) {
 	}
 	return n, nil
 }
+
+// Results returns every learner result the store holds, by learner name.
+func (s *Store) Results() ([]Stored, error) {
+	rows, err := s.db.Query(`SELECT dir, name, hash, seed, report, duration_ns, graded_at FROM results ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("class results store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Stored
+	for rows.Next() {
+		var r Stored
+		var rep string
+		var dur, at int64
+		if err := rows.Scan(&r.Dir, &r.Name, &r.Hash, &r.Seed, &rep, &dur, &at); err != nil {
+			return nil, fmt.Errorf("class results store %s: %w", s.path, err)
+		}
+		r.Report = &grader.Report{}
+		if err := json.Unmarshal([]byte(rep), r.Report); err != nil {
+			return nil, fmt.Errorf("class results store %s: the result of %s: %w", s.path, r.Name, err)
+		}
+		r.Duration, r.GradedAt = time.Duration(dur), sqldb.FromNS(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -26,6 +26,27 @@ type Ticker struct {
 	// last is the latest finished learner's outcome, shown until the next one finishes.
 	last string
 	loc  *i18n.Localizer
+	// key, when set, anonymizes the progress: pseudonyms for names, and each learner's text
+	// scrubbed (Scrubber).
+	key []byte
+}
+
+// Anonymize makes the ticker name each learner by Pseudonym(key, name) and scrub what it
+// quotes of the learner's report, as an anonymized report does.
+func (p *Ticker) Anonymize(key []byte) { p.key = key }
+
+// learner is how the ticker names e's learner, and e's result as the ticker quotes it.
+func (p *Ticker) learner(e Event) (string, *Result) {
+	if p.key == nil || e.Learner.Name == "" {
+		return termtext.Name(e.Learner.Name), e.Result
+	}
+	pseudonym := Pseudonym(p.key, e.Learner.Name)
+	if e.Result == nil || e.Result.Report == nil {
+		return pseudonym, e.Result
+	}
+	r := *e.Result
+	r.Report = scrubReport(r.Report, Scrubber(e.Learner, pseudonym))
+	return pseudonym, &r
 }
 
 // NewTicker returns a Ticker writing to w in loc's language (nil: English); terminal says
@@ -43,9 +64,10 @@ func (p *Ticker) Event(e Event) {
 			"Seed", p.loc.T("grade.seed_repeat", "Seed", e.Seed)))
 		return
 	}
+	name, res := p.learner(e)
 	if !p.terminal {
 		if e.Kind == EventFinished {
-			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, termtext.Name(e.Learner.Name), Outcome(e.Result, p.loc))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", e.Done, e.Total, name, Outcome(res, p.loc))
 		}
 		return
 	}
@@ -56,7 +78,7 @@ func (p *Ticker) Event(e Event) {
 	line := fmt.Sprintf("[%s%s] ", strings.Repeat("█", filled), strings.Repeat("░", barWidth-filled)) +
 		p.loc.T("class.progress.grading", "Done", e.Done, "Total", e.Total, "Running", e.Running)
 	if e.Kind == EventFinished {
-		p.last = termtext.Name(e.Learner.Name) + ": " + Outcome(e.Result, p.loc)
+		p.last = name + ": " + Outcome(res, p.loc)
 	}
 	if p.last != "" {
 		line += " · " + p.last
@@ -91,7 +113,7 @@ func Outcome(r *Result, loc *i18n.Localizer) string {
 		s = loc.T("class.passed", "Passed", pass, "Tests", len(rep.Tests))
 		if rep.MaxPoints > 0 {
 			s += " · " + loc.T("grade.points", "Points", grader.FormatPoints(rep.Points), "Max", grader.FormatPoints(rep.MaxPoints),
-				"Percent", fmt.Sprintf("%.0f", 100*rep.Points/rep.MaxPoints))
+				"Percent", fmt.Sprintf("%.0f", Percent(rep.Points, rep.MaxPoints)))
 		}
 	}
 	if r.Reused {

@@ -16,6 +16,9 @@ import (
 	"github.com/kata-mcp/kata/internal/termtext"
 )
 
+// summaryCap bounds a cannot-grade reason in the terminal summary (the HTML report has more).
+const summaryCap = 600
+
 // TopRules is how many of the rules the class fails most the text summary lists (the HTML
 // report and the JSON list all of them).
 const TopRules = 10
@@ -47,6 +50,9 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		} else {
 			line += loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) +
 				fmt.Sprintf("\t%s/%s (%.0f%%)", grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), l.Percent)
+			for _, part := range l.NotWritten {
+				line += " · " + loc.T("class.not_written", "Part", part)
+			}
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -72,7 +78,8 @@ func WriteText(w io.Writer, r *Report, loc *i18n.Localizer) {
 		fmt.Fprintf(w, "\n%s\n", loc.T("class.text.cannot_title", "Learners", loc.N("count.learner", r.CannotGrade)))
 		for _, l := range r.Learners {
 			if l.CannotGrade() {
-				fmt.Fprintf(w, "  %s: %s\n", termtext.Name(l.Name), indentRest(l.MessageIn(loc), "    "))
+				msg, _ := Truncate(l.MessageIn(loc), summaryCap, false)
+				fmt.Fprintf(w, "  %s: %s\n", termtext.Name(l.Name), indentRest(msg, "    "))
 			}
 		}
 	}
@@ -110,6 +117,9 @@ func indentRest(s, prefix string) string {
 func WriteCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
 	head := []string{"learner", "kata", "status", "passed", "tests"}
+	if r.Rostered {
+		head = append(head[:1], append([]string{"student_id", "email"}, head[1:]...)...)
+	}
 	type col struct {
 		kata string
 		step int
@@ -134,6 +144,9 @@ func WriteCSV(w io.Writer, r *Report) error {
 		if !l.CannotGrade() {
 			row[3], row[4] = fmt.Sprint(l.Passed), fmt.Sprint(l.Tests)
 		}
+		if r.Rostered {
+			row = append(row[:1], append([]string{textCell(l.StudentID), textCell(l.Email)}, row[1:]...)...)
+		}
 		for _, c := range cols {
 			cell := ""
 			if s, ok := l.Step(c.step); ok && c.kata == l.Kata {
@@ -145,7 +158,8 @@ func WriteCSV(w io.Writer, r *Report) error {
 		if l.MaxPoints > 0 {
 			pts, max, pct = grader.FormatPoints(l.Points), grader.FormatPoints(l.MaxPoints), fmt.Sprint(l.Percent)
 		}
-		row = append(row, pts, max, pct, textCell(l.Message))
+		// one line of a bounded length: a learner's flood stays out of the gradebook
+		row = append(row, pts, max, pct, textCell(firstLine(l.Message)))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -177,10 +191,29 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // WriteLearnerFiles writes each learner's own reports into dir: NAME.results.json (the
 // grader's JSON report, docs/grading.md#json-report) and NAME.junit.xml (JUnit XML), NAME
 // being the learner's name (or pseudonym) with other characters than letters, digits, '.',
-// '_' and '-' turned into '_'. It returns the paths written.
+// '_' and '-' turned into '_'. Learner files of an earlier run that this one does not write
+// (named files, when this run is anonymized; a learner gone since) are removed, so the folder
+// never holds named files beside pseudonymous ones. It returns the paths written.
 func WriteLearnerFiles(dir string, r *Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, l := range r.Learners {
+		base := unsafeName.ReplaceAllString(l.Name, "_")
+		keep[base+".results.json"], keep[base+".junit.xml"] = true, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && !keep[n] && (strings.HasSuffix(n, ".results.json") || strings.HasSuffix(n, ".junit.xml")) {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var paths []string
 	for _, l := range r.Learners {

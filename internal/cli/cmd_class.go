@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,7 +29,7 @@ func newClassCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newClassGradeCmd())
+	cmd.AddCommand(newClassGradeCmd(), newClassExportCmd())
 	return cmd
 }
 
@@ -38,7 +39,9 @@ type classFlags struct {
 	jobs                   int
 	regrade, anonymize     bool
 	noIsolation, learnerFs bool
+	noInstall              bool
 	out, html, csv, json   string
+	kata, roster           string
 	timeout                time.Duration
 }
 
@@ -58,6 +61,7 @@ func newClassGradeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runClassGrade(cmd, args, f) },
 	}
 	fl := cmd.Flags()
+	fl.StringVar(&f.kata, "kata", "", "the class's kata: a learner whose workspace is for another one is a cannot-grade row (default: the kata most learners' kata.json name)")
 	fl.Int64Var(&f.seed, "seed", 0, "grade every learner with this seed (default: the class's from its results store, or a new one)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "learners graded at once")
 	fl.BoolVar(&f.regrade, "regrade", false, "grade every learner again, even those whose folder did not change since their result")
@@ -66,7 +70,9 @@ func newClassGradeCmd() *cobra.Command {
 	fl.StringVar(&f.csv, "csv", "", "also write the class as CSV to `FILE` (one row per learner, a column per task step; - for stdout)")
 	fl.StringVar(&f.json, "json", "", "also write the class report as JSON to `FILE` (- for stdout)")
 	fl.BoolVar(&f.learnerFs, "learner-files", false, "also write each learner's results.json and JUnit XML into OUT/learners/")
-	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms (and leave folder paths out) in every report")
+	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms, and folder paths and names in learner output by them, in every report and on stderr")
+	fl.StringVar(&f.roster, "roster", "", "a CSV `FILE` mapping learners (folder,student_id,email) to the school's student ids: the CSV gets student_id and email columns")
+	fl.BoolVar(&f.noInstall, "no-install", false, "do not install SDK learners' dependencies (npm ci --ignore-scripts, go mod download from their lock files) before grading them")
 	fl.BoolVar(&f.noIsolation, "no-isolation", false, "grade although the grader cannot isolate learner code (only code you would run yourself)")
 	fl.DurationVar(&f.timeout, "timeout", class.DefaultTimeout, "stop one learner's grade after this long (beyond the grader's own deadlines)")
 	return cmd
@@ -77,10 +83,25 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.anonymize && f.roster != "" {
+		return i18n.Err("class.cli.anonymize_roster")
+	}
+	var roster *class.Roster
+	if f.roster != "" {
+		if roster, err = class.ReadRoster(f.roster); err != nil {
+			return err
+		}
+	}
 	learners, err := class.Discover(args, f.out)
 	if err != nil {
 		return err
 	}
+	if f.kata != "" {
+		if _, ok := lib.Get(f.kata); !ok {
+			return fmt.Errorf("--kata %s: unknown kata (known: %s)", f.kata, strings.Join(lib.IDs(), ", "))
+		}
+	}
+	kata, naming := class.Assignment(learners, f.kata)
 	store, err := class.OpenStore(filepath.Join(f.out, class.StoreFile))
 	if err != nil {
 		return err
@@ -90,6 +111,14 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 	defer stop()
 	errw := cmd.ErrOrStderr()
 	loc := i18n.New(userLocale(cmd))
+	// the assignment first: what the class is graded for, and how it was chosen
+	switch {
+	case kata == "":
+	case f.kata != "":
+		note(errw, loc, i18n.M("class.cli.assignment_given", "Kata", kata, "N", naming, "Total", len(learners)))
+	default:
+		note(errw, loc, i18n.M("class.cli.assignment_most", "Kata", kata, "N", naming, "Total", len(learners)))
+	}
 	// the isolation line: what the sandbox does not bound here (Run refuses on its own, with
 	// its reason, when there is no isolation and --no-isolation was not given)
 	if iso := sandbox.DetectIsolation(); iso.Isolated() || f.noIsolation {
@@ -98,17 +127,38 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	ticker := class.NewTicker(errw, isTerminal(errw), loc)
-	opts := class.Options{Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
+	var key []byte
+	if f.anonymize {
+		if key, err = store.PseudonymKey(); err != nil {
+			return err
+		}
+		ticker.Anonymize(key)
+	}
+	opts := class.Options{Kata: kata, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Jobs: f.jobs, Regrade: f.regrade,
 		NoIsolation: f.noIsolation, Timeout: f.timeout, OnEvent: ticker.Event}
+	if !f.noInstall {
+		// one download cache for the whole class, beside its results
+		cache, err := filepath.Abs(filepath.Join(f.out, "deps-cache"))
+		if err != nil {
+			return err
+		}
+		opts.Deps = &class.Deps{Cache: cache}
+	}
 	batch, runErr := class.Run(ctx, lib, store, learners, opts)
 	ticker.Done()
 	if batch == nil {
 		return runErr
 	}
-	bo := class.BuildOptions{Generated: time.Now()}
-	if f.anonymize {
-		if bo.PseudonymKey, err = store.PseudonymKey(); err != nil {
-			return err
+	bo := class.BuildOptions{Generated: time.Now(), PseudonymKey: key, Roster: roster}
+	if roster != nil {
+		var missing []string
+		for _, l := range learners {
+			if _, ok := roster.Lookup(l.Name); !ok {
+				missing = append(missing, l.Name)
+			}
+		}
+		if len(missing) > 0 {
+			warning(errw, loc, i18n.M("class.cli.roster_missing", "Roster", f.roster, "N", len(missing), "Names", strings.Join(missing, ", ")))
 		}
 	}
 	rep := class.BuildReport(lib, batch, bo)

@@ -35,7 +35,7 @@ func newExportCmd() *cobra.Command {
 const kataModule = "github.com/kata-mcp/kata"
 
 func newExportGradescopeCmd() *cobra.Command {
-	var out, binary string
+	var out, binary, visibility string
 	var langs []string
 	var seed int64
 	cmd := &cobra.Command{
@@ -59,7 +59,7 @@ func newExportGradescopeCmd() *cobra.Command {
 			var names []string
 			err = writeFileWith(out, func(w io.Writer) error {
 				var err error
-				names, err = autograder.ExportGradescope(w, p, autograder.GradescopeOptions{Binary: binary, Languages: langs, Seed: assignmentSeed(cmd, seed)})
+				names, err = autograder.ExportGradescope(w, p, autograder.GradescopeOptions{Binary: binary, Languages: langs, Seed: assignmentSeed(cmd, seed), Visibility: visibility})
 				return err
 			})
 			if err != nil {
@@ -74,6 +74,7 @@ func newExportGradescopeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&binary, "binary", "", "ship this kata `FILE` (a Linux amd64 build) instead of the running one")
 	cmd.Flags().StringSliceVar(&langs, "lang", nil, "install only these languages' runtimes (default: every language of the kata)")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "grade every submission with this seed (default: one drawn now)")
+	cmd.Flags().StringVar(&visibility, "visibility", "", "the tests' Gradescope visibility: visible, hidden, after_due_date or after_published (default: Gradescope's, visible)")
 	return cmd
 }
 

@@ -306,7 +306,7 @@ func TestExportClassroom(t *testing.T) {
 			}
 		}
 	}
-	for _, u := range []string{"actions/checkout", "actions/setup-go", "actions/setup-python", "classroom-resources/autograding-grading-reporter"} {
+	for _, u := range []string{"actions/checkout", "actions/setup-go", "actions/cache", "actions/setup-python", "classroom-resources/autograding-grading-reporter"} {
 		if !uses[u] {
 			t.Errorf("the workflow does not use %s", u)
 		}
@@ -339,6 +339,12 @@ func TestExportClassroom(t *testing.T) {
 	if err := references.Workspace(p, "python", filepath.Join("..", "..", "testdata", "references", "mcp-structured-errors", "python", "correct"), correct); err != nil {
 		t.Fatal(err)
 	}
+	// a learner's repository holds the workflow it was created with (the grade checks its hash)
+	withWorkflow := func(dir string) {
+		os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755)
+		os.WriteFile(filepath.Join(dir, ".github", "workflows", "classroom.yml"), src, 0o644)
+	}
+	withWorkflow(correct)
 	code, res = classroomScore(t, bin, command, correct)
 	if score, max := total(res); code != 0 || res["status"] != "pass" || score != max || max != 48 {
 		t.Errorf("the correct reference: exit %d, status %v, %v of %v points", code, res["status"], score, max)
@@ -348,6 +354,7 @@ func TestExportClassroom(t *testing.T) {
 	if _, _, code := runKata(t, "init", "mcp-error-responses", other); code != 0 {
 		t.Fatal("init")
 	}
+	withWorkflow(other)
 	code, res = classroomScore(t, bin, command, other)
 	if tests, _ := res["tests"].([]any); code != 2 || res["status"] != "error" || len(tests) != 1 ||
 		!strings.Contains(tests[0].(map[string]any)["message"].(string), `this assignment grades "mcp-structured-errors"`) {

@@ -31,6 +31,8 @@ type gradeFlags struct {
 	gradescope  string
 	classroom   string
 	kata        string
+	workflowSum string
+	visibility  string
 }
 
 func newGradeCmd() *cobra.Command {
@@ -56,6 +58,8 @@ func newGradeCmd() *cobra.Command {
 	fl.StringVar(&f.junitFile, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
 	fl.StringVar(&f.gradescope, "gradescope", "", "also write the report as Gradescope's results.json to `FILE` (the autograder of kata export gradescope)")
 	fl.StringVar(&f.classroom, "classroom", "", "also append the report as a GitHub Classroom result (a line result=BASE64) to `FILE`, such as \"$GITHUB_OUTPUT\"")
+	fl.StringVar(&f.visibility, "visibility", "", "with --gradescope: every test's Gradescope visibility, `VIS`: visible, hidden, after_due_date or after_published")
+	fl.StringVar(&f.workflowSum, "workflow", "", "with --classroom: check .github/workflows/classroom.yml against the SHA-256 `HASH` kata export classroom gave it, and report a workflow that differs")
 	fl.StringVar(&f.kata, "kata", "", "grade only a workspace of this `KATA`: another kata's workspace is an error report (an assignment's autograder)")
 	return cmd
 }
@@ -199,7 +203,13 @@ func (g *grading) once(ctx context.Context, prev *grader.Report) (*grader.Report
 	if err := writeReportFiles(rep, g.f.resultsFile, g.f.junitFile); err != nil {
 		return rep, err
 	}
-	if err := writeAssignmentFiles(g.lib, g.f.kata, rep, g.f.gradescope, g.f.classroom); err != nil {
+	workflow := ""
+	if g.f.workflowSum != "" {
+		if workflow = autograder.CheckWorkflow(g.dir, g.f.workflowSum); workflow != "" {
+			warning(g.cmd.ErrOrStderr(), g.loc, i18n.M("out.workflow_differs", "Problem", workflow))
+		}
+	}
+	if err := writeAssignmentFiles(g.lib, g.f.kata, rep, g.f.gradescope, g.f.visibility, g.f.classroom, workflow); err != nil {
 		return rep, err
 	}
 	out := g.cmd.OutOrStdout()
@@ -238,7 +248,7 @@ func (g *grading) watch(ctx context.Context, rep *grader.Report) (*grader.Report
 
 // writeAssignmentFiles writes the Gradescope and GitHub Classroom reports asked for, scored
 // against the assignment's kata (--kata), else the report's own.
-func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, gradescope, classroom string) error {
+func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, gradescope, visibility, classroom, workflow string) error {
 	if kata == "" {
 		kata = rep.Kata
 	}
@@ -247,7 +257,7 @@ func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, g
 		p = &katas.Packet{} // an unknown kata is worth nothing
 	}
 	if gradescope != "" {
-		if err := writeFileWith(gradescope, func(w io.Writer) error { return autograder.WriteGradescope(w, p, rep) }); err != nil {
+		if err := writeFileWith(gradescope, func(w io.Writer) error { return autograder.WriteGradescope(w, p, rep, visibility) }); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
@@ -256,7 +266,7 @@ func writeAssignmentFiles(lib *katas.Library, kata string, rep *grader.Report, g
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
-		if err := autograder.WriteClassroomOutput(f, p, rep); err != nil {
+		if err := autograder.WriteClassroomOutput(f, p, rep, workflow); err != nil {
 			f.Close()
 			return fmt.Errorf("writing %s: %w", classroom, err)
 		}

@@ -32,6 +32,8 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// in a workshop, what waits in the queue goes to the board first
+			sendQueued(cmd.ErrOrStderr(), i18n.New(userLocale(cmd)))
 			out := cmd.OutOrStdout()
 			if !asJSON {
 				lib = localized(cmd, lib) // the text in the reader's language; JSON stays English

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -20,6 +21,7 @@ import (
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/progress"
+	"github.com/kata-mcp/kata/internal/record"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/ui"
 	uiboard "github.com/kata-mcp/kata/ui/board"
@@ -73,6 +75,9 @@ func newServeCmd() *cobra.Command {
 			cfg.Options.Loc = i18n.New(userLocale(cmd)) // the web board in the instructor's language
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if i, err := workshop.LoadInstructor(credsPath); err == nil && !cfg.New {
+				cfg.Token = i.Token // kept when it is this workshop's: a restart keeps the token
+			}
 			run, err := server.Start(ctx, lib, cfg)
 			if err != nil {
 				return err
@@ -92,27 +97,40 @@ func newServeCmd() *cobra.Command {
 			}
 			fmt.Fprintln(out, loc.T(opened, "Code", run.Workshop.Code(), "Katas", strings.Join(run.Workshop.Katas(), ", "), "Addr", run.Addr, "Store", run.Store()))
 			fmt.Fprintln(out, loc.T("out.serve_join_with", "Line", joinLine))
-			fmt.Fprintln(out, loc.T("out.serve_board", "URL", run.BoardURL()))
+			// The token never goes on a screen the class may see: the terminal board shows the
+			// page's address, the token is in the instructor file (0600), and only a headless
+			// server writes the address with it, once, to stderr (its log).
+			fmt.Fprintln(out, loc.T("out.serve_board", "URL", run.BoardPage()))
+			fmt.Fprintln(out, loc.T("out.serve_board_token", "File", credsPath))
 			if !tui {
+				fmt.Fprintln(errw, loc.T("out.serve_board_with_token", "URL", run.BoardURL()))
 				fmt.Fprintln(out, loc.T("out.serve_headless"))
 				select {
 				case <-ctx.Done():
 				case err := <-run.Err():
 					return err
 				}
-				fmt.Fprintln(out, loc.T("out.serve_stopped"))
+				if run.Workshop.State().Closed {
+					fmt.Fprintln(out, loc.T("out.serve_stopped_closed"))
+				} else {
+					fmt.Fprintln(out, loc.T("out.serve_stopped"))
+				}
 				return nil
 			}
 			style, _ := ui.Theme("", os.Getenv)
 			errc := make(chan error, 1)
 			go func() {
-				errc <- uiboard.Run(ctx, run.Workshop, uiboard.Options{JoinLine: joinLine, BoardURL: run.BoardURL(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
+				errc <- uiboard.Run(ctx, run.Workshop, uiboard.Options{JoinLine: joinLine, BoardURL: run.BoardPage(), NoColor: ui.NoColor(os.Getenv), Light: style == "light", Loc: loc})
 			}()
 			select {
 			case err = <-errc:
 			case err = <-run.Err():
 			}
-			fmt.Fprintln(out, loc.T("out.serve_stopped_log", "Log", logPath))
+			if run.Workshop.State().Closed {
+				fmt.Fprintln(out, loc.T("out.serve_stopped_closed"))
+			} else {
+				fmt.Fprintln(out, loc.T("out.serve_stopped_log", "Log", logPath))
+			}
 			return err
 		},
 	}
@@ -207,6 +225,35 @@ func newLeaveCmd() *cobra.Command {
 				return nil
 			})
 		},
+	}
+}
+
+// sendQueued sends what the learner's progress store has queued for the workshop they joined
+// (for at most record.FlushTimeout), so a learner who only uses the command line has their
+// progress on the board without opening the app; a failure is a warning on errw.
+func sendQueued(errw io.Writer, loc *i18n.Localizer) {
+	path, err := progress.DefaultPath()
+	if err != nil {
+		return
+	}
+	st, err := progress.Open(path)
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	m, err := st.Membership()
+	if err != nil || m == nil {
+		return
+	}
+	if n, err := st.Queued(); err != nil || n == 0 {
+		return
+	}
+	a := learner.New(st, learner.Options{})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), record.FlushTimeout)
+	defer cancel()
+	if err := a.Flush(ctx); err != nil {
+		fmt.Fprintln(errw, loc.T("out.queue_waits", "Code", m.Code, "Error", err))
 	}
 }
 
@@ -329,16 +376,16 @@ func addLiveClassCmds(class *cobra.Command) {
 			return fn(cx, c, cmd.OutOrStdout(), i18n.New(userLocale(cmd)))
 		}}
 	}
-	reveal := simple("reveal", "Reveal the live quiz's key, rationales and answer distribution to everyone", func(ctx context.Context, c *workshop.Client, out io.Writer, _ *i18n.Localizer) error {
+	var revealLib *katas.Library
+	reveal := simple("reveal", "Reveal the live quiz's key, rationales and answer distribution to everyone", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
 		q, err := c.RevealQuiz(ctx)
 		if err != nil {
 			return err
 		}
-		for _, it := range q.Items {
-			fmt.Fprintf(out, "%s: %v\n", it, q.Distribution[it])
-		}
+		writeReveal(out, q, revealLib, loc)
 		return nil
 	})
+	reveal.PreRun = func(cmd *cobra.Command, _ []string) { revealLib, _ = loadLibrary(cmd) }
 	end := simple("end-quiz", "End the live quiz", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
 		_, err := c.CloseQuiz(ctx)
 		if err == nil {
@@ -353,7 +400,70 @@ func addLiveClassCmds(class *cobra.Command) {
 		}
 		return err
 	})
-	for _, c := range []*cobra.Command{open, quiz, reveal, end, closeCmd} {
+	boardURL := &cobra.Command{
+		Use:   "board-url",
+		Short: "Print the web board's address with your instructor token (for your own screen: the token lets anyone drive the class)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), c.Base+workshop.PathBoardPage+"?token="+c.Token)
+			return nil
+		},
+	}
+	var unlock bool
+	lock := simple("lock", "Lock the workshop: no new learner may join (those in it stay); --unlock to let them in again", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
+		st, err := c.Lock(ctx, !unlock)
+		if err == nil {
+			key := "out.workshop_locked"
+			if !st.Locked {
+				key = "out.workshop_unlocked"
+			}
+			fmt.Fprintln(out, loc.T(key))
+		}
+		return err
+	})
+	lock.Flags().BoolVar(&unlock, "unlock", false, "let new learners join again")
+	remove := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a learner from the workshop by the name the board shows: their token stops working (lock the workshop to keep them out)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			cx, cancel := ctx()
+			defer cancel()
+			r, err := c.Remove(cx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.learner_removed", "Name", r.Name))
+			return nil
+		},
+	}
+	say := &cobra.Command{
+		Use:   "say MESSAGE",
+		Short: "Show a message on every learner's screen",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			cx, cancel := ctx()
+			defer cancel()
+			if _, err := c.Say(cx, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.said"))
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{open, quiz, reveal, end, closeCmd, boardURL, lock, remove, say} {
 		class.AddCommand(liveFlags(c))
 	}
 }
@@ -378,4 +488,44 @@ func writePacing(w io.Writer, st *workshop.State, loc *i18n.Localizer) {
 		p := st.Pacing[id]
 		fmt.Fprintln(w, loc.T("out.pacing", "Kata", id, "Layers", p.Layers, "Steps", p.Steps))
 	}
+}
+
+// writeReveal prints a revealed quiz as a table: one row per item, how many learners chose
+// each option (the keyed ones marked *), and how many answered.
+func writeReveal(w io.Writer, q *workshop.Quiz, lib *katas.Library, loc *i18n.Localizer) {
+	var p *katas.Packet
+	if lib != nil {
+		p, _ = lib.Get(q.Kata)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, loc.T("out.reveal_head"))
+	for _, id := range q.Items {
+		dist := q.Distribution[id]
+		opts := slices.Sorted(maps.Keys(dist))
+		var keys []string
+		if p != nil {
+			for _, it := range p.Items {
+				if it.ID == id {
+					keys = it.Keys()
+					opts = nil
+					for _, o := range it.Options {
+						opts = append(opts, o.ID)
+					}
+				}
+			}
+		}
+		var cells []string
+		n := 0
+		for _, o := range opts {
+			mark := ""
+			if slices.Contains(keys, o) {
+				mark = "*"
+			}
+			cells = append(cells, fmt.Sprintf("%s%s %d", o, mark, dist[o]))
+			n += dist[o]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", id, strings.Join(cells, "  "), n)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, loc.T("out.reveal_key"))
 }

@@ -150,6 +150,10 @@ func serveJoinClassAndRestart(t *testing.T, bin string) {
 		}
 	}
 	code := strings.Split(srv.joinURL, "/")[3]
+	before, _ := workshop.LoadInstructor(filepath.Join(tmp, "data", "kata", "instructor.json"))
+	if before.Token == "" || strings.Contains(strings.Join(srv.out, "\n"), before.Token) {
+		t.Errorf("kata serve printed its instructor token on stdout (the board's screen): %v", srv.out)
+	}
 	if rest := srv.stop(); !strings.Contains(rest, "Stopped") {
 		t.Errorf("after SIGTERM: %q", rest)
 	}
@@ -159,6 +163,9 @@ func serveJoinClassAndRestart(t *testing.T, bin string) {
 	}
 	if v := boardView(t, tmp); len(v.Rows) != 1 || v.Rows[0].Name != "Ana" || v.Katas[0].Open.Layers != 3 {
 		t.Errorf("after a restart the board is %+v", v)
+	}
+	if after, _ := workshop.LoadInstructor(filepath.Join(tmp, "data", "kata", "instructor.json")); after.Token != before.Token {
+		t.Error("a restart changed the instructor token")
 	}
 	out = runBin(t, bin, ana, "leave")
 	if !strings.Contains(out, "Left workshop "+code) {

@@ -37,8 +37,8 @@ type Workshop interface {
 
 // Options configure the board.
 type Options struct {
-	// JoinLine is what learners type to join; BoardURL the web board's address (with the
-	// instructor's token), both shown at the top.
+	// JoinLine is what learners type to join; BoardURL the web board's address, both shown
+	// at the top. The board is for projecting: BoardURL must not hold the instructor token.
 	JoinLine, BoardURL string
 	// NoColor drops colours; Light picks styles for a light background.
 	NoColor, Light bool
@@ -256,11 +256,18 @@ func (m Model) render() string {
 	head := st.Title.Render(loc.T("board.title", "Code", m.view.Code)) + st.Subtle.Render(" · "+loc.N("count.learner", m.view.Summary.Learners))
 	if m.view.Closed {
 		head += st.Fail.Render(" · " + loc.T("board.closed"))
+	} else if m.view.Locked {
+		head += st.Fail.Render(" · " + loc.T("board.locked"))
 	}
 	add(&top, common.Truncate(head, w))
 	label := labels(loc.T("board.join"), loc.T("board.board"), loc.T("board.kata"), loc.T("board.open"), loc.T("board.quiz"))
-	if m.opts.JoinLine != "" {
+	// a closed or locked workshop takes nobody: nothing on the screen advertises joining
+	if m.opts.JoinLine != "" && !m.view.Closed && !m.view.Locked {
 		add(&top, common.Truncate(st.Label.Render(label[0])+m.opts.JoinLine, w))
+	}
+	if m.view.Closed {
+		// what q leads to: kata serve again opens a new workshop, not this one
+		add(&top, common.Truncate(st.Fail.Render(loc.T("board.stop_closed", "Key", keymap.Name(m.keys.Quit))), w))
 	}
 	if m.opts.BoardURL != "" {
 		add(&top, common.Truncate(st.Label.Render(label[1])+st.Subtle.Render(m.opts.BoardURL), w))
@@ -352,7 +359,15 @@ func (m Model) quizLines() []string {
 	if q == nil {
 		return []string{st.Label.Render(label) + st.Subtle.Render(loc.T("board.no_quiz", "Start", keymap.Says(m.keys.Board.Quiz, loc.T("board.start_one"))))}
 	}
-	lines := []string{common.Truncate(st.Label.Render(label)+q.Kata+" · "+quizState(loc, q.State), m.width)}
+	head := st.Label.Render(label) + q.Kata + " · " + quizState(loc, q.State)
+	if q.State == kw.QuizOpen && !q.Started.IsZero() && !m.view.At.IsZero() {
+		d := max(m.view.At.Sub(q.Started), 0).Round(time.Second)
+		head += st.Subtle.Render(" · " + loc.T("board.quiz_elapsed", "Time", fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)))
+	}
+	lines := []string{common.Truncate(head, m.width)}
+	if q.State == kw.QuizOpen && len(q.Waiting) > 0 {
+		lines = append(lines, common.Truncate(st.Subtle.Render("      "+loc.T("board.quiz_waiting", "Names", strings.Join(q.Waiting, ", "))), m.width))
+	}
 	for _, it := range q.Items {
 		var parts []string
 		key := ""

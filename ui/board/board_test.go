@@ -145,13 +145,30 @@ func TestBoardShowsLearnersAndActs(t *testing.T) {
 	r.key("s")
 	r.mustSee("task steps 1–2 of 2")
 	r.key("l")
-	r.mustSee("Live quiz started: mk-01.", "Quiz  mini-kata · open", "mk-01 · 0 answers: a 0 · b 0 · c 0")
+	r.mustSee("Live quiz started: mk-01.", "Quiz  mini-kata · open · open for 0:0", "not answered yet: Ana, Ben", "mk-01 · 0 answers: a 0 · b 0 · c 0")
 	r.key("r")
 	r.mustSee("Quiz  mini-kata · revealed", "key b")
 	r.key("e")
 	r.mustSee("The live quiz is over.", "Quiz  none")
 	r.key("e")
 	r.mustSee("Not done: no live quiz is under way")
+	// locked, then closed: nothing advertises joining, and q says what kata serve will do
+	if _, err := r.class.Lock(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	r.send(changedMsg{})
+	r.mustSee("locked: no new learner")
+	if strings.Contains(r.screen(), "Join  kata join") {
+		t.Errorf("a locked workshop's board shows the join line:\n%s", r.screen())
+	}
+	if _, err := r.class.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.send(changedMsg{})
+	r.mustSee("closed", "kata serve again opens a new one")
+	if strings.Contains(r.screen(), "Join  kata join") {
+		t.Errorf("a closed workshop's board shows the join line:\n%s", r.screen())
+	}
 	r.key("q")
 }
 

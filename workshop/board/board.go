@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kata-mcp/kata/internal/i18n"
@@ -55,6 +56,8 @@ type Board struct {
 	order    []string // learner ids in joining order
 	// live[quiz id][item][learner] is the learner's last answer to the item in that quiz.
 	live map[string]map[string]map[string][]string
+	// quizAt is when each live quiz began (its event's Received).
+	quizAt map[string]time.Time
 	// asked[kata] are the items asked live so far.
 	asked map[string]map[string]bool
 }
@@ -92,7 +95,7 @@ func New(code string, packets []*katas.Packet, opts Options) *Board {
 		opts.Repeats = DefaultRepeats
 	}
 	b := &Board{opts: opts, packets: packets, code: code, learners: map[string]*learner{},
-		live: map[string]map[string]map[string][]string{}, asked: map[string]map[string]bool{}}
+		live: map[string]map[string]map[string][]string{}, asked: map[string]map[string]bool{}, quizAt: map[string]time.Time{}}
 	b.state.Code = code
 	for _, p := range packets {
 		b.state.Katas = append(b.state.Katas, p.ID)
@@ -244,6 +247,9 @@ func (l *learner) kata(id string) *standing {
 func (b *Board) applyInstructor(e workshop.Event) {
 	b.state.Apply(e)
 	if e.Kind == workshop.KindQuiz && e.Quiz != nil && e.Quiz.State == workshop.QuizOpen {
+		if _, ok := b.quizAt[e.Quiz.ID]; !ok {
+			b.quizAt[e.Quiz.ID] = e.Received
+		}
 		if b.asked[e.Quiz.Kata] == nil {
 			b.asked[e.Quiz.Kata] = map[string]bool{}
 		}
@@ -274,9 +280,11 @@ type View struct {
 	// Seq is the last event folded in; At the moment the view was taken.
 	Seq int64     `json:"seq"`
 	At  time.Time `json:"at"`
-	// Code is the join code; Closed says the workshop was closed.
+	// Code is the join code; Closed says the workshop was closed, Locked that it takes no
+	// new learner (kata class lock).
 	Code   string `json:"code"`
 	Closed bool   `json:"closed,omitempty"`
+	Locked bool   `json:"locked,omitempty"`
 	// Katas are the columns, in order.
 	Katas []Column `json:"katas"`
 	// Rows are the learners, in joining order.
@@ -372,12 +380,18 @@ type QuizView struct {
 	Kata  string     `json:"kata"`
 	State string     `json:"state"`
 	Items []QuizItem `json:"items"`
+	// Started is when the quiz began (the server's clock), for the board's timer.
+	Started time.Time `json:"started,omitzero"`
+	// Waiting names the learners present who have not answered every item yet.
+	Waiting []string `json:"waiting"`
 }
 
 // QuizItem is one item of the live quiz with its answer distribution.
 type QuizItem struct {
-	ID       string       `json:"id"`
-	Title    string       `json:"title"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Stem is the question as Markdown (paragraphs and code), for the board to render.
+	Stem     string       `json:"stem"`
 	Options  []QuizOption `json:"options"`
 	Answered int          `json:"answered"`
 }
@@ -394,7 +408,7 @@ type QuizOption struct {
 
 // View takes the board at now.
 func (b *Board) View(now time.Time) View {
-	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Katas: b.Columns(), Rows: []Row{}}
+	v := View{Seq: b.seq, At: now, Code: b.code, Closed: b.state.Closed, Locked: b.state.Locked, Katas: b.Columns(), Rows: []Row{}}
 	for _, id := range b.order {
 		v.Rows = append(v.Rows, b.Row(id, now))
 	}
@@ -458,13 +472,43 @@ func (b *Board) Row(id string, now time.Time) Row {
 	return r
 }
 
+// LearnerNamed is the id of the learner present (not left) named name, case aside; "" when
+// none is.
+func (b *Board) LearnerNamed(name string) string {
+	name = strings.TrimSpace(name)
+	for id, l := range b.learners {
+		if !l.left && strings.EqualFold(l.name, name) {
+			return id
+		}
+	}
+	return ""
+}
+
+// Left reports whether learner id has left (or was removed).
+func (b *Board) Left(id string) bool {
+	l := b.learners[id]
+	return l != nil && l.left
+}
+
+// finished reports whether learner l's last grade of every kata of the workshop passed.
+func (b *Board) finished(l *learner) bool {
+	for _, p := range b.packets {
+		st := l.katas[p.ID]
+		if st == nil || st.verdict == nil || st.verdict.Status != "pass" {
+			return false
+		}
+	}
+	return len(b.packets) > 0
+}
+
 // flags says why learner l needs attention at now.
 func (b *Board) flags(l *learner, now time.Time) []i18n.Msg {
 	if l.left || b.state.Closed {
 		return nil
 	}
 	var out []i18n.Msg
-	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle {
+	// a learner whose last grade of every kata passes has finished: no progress is to be made
+	if idle := now.Sub(l.lastProgress); !l.lastProgress.IsZero() && idle >= b.opts.Idle && !b.finished(l) {
 		out = append(out, i18n.M("workshop.board.idle", "Minutes", int(idle.Minutes())))
 	}
 	for _, p := range b.packets {
@@ -564,13 +608,25 @@ func (b *Board) quizView() *QuizView {
 	}
 	revealed := q.State == workshop.QuizRevealed
 	dist := b.Distribution(q.ID)
-	qv := &QuizView{ID: q.ID, Kata: q.Kata, State: q.State}
+	qv := &QuizView{ID: q.ID, Kata: q.Kata, State: q.State, Started: b.quizAt[q.ID], Waiting: []string{}}
+	for _, lid := range b.order {
+		l := b.learners[lid]
+		if l == nil || l.left {
+			continue
+		}
+		for _, id := range q.Items {
+			if _, ok := b.live[q.ID][id][lid]; !ok {
+				qv.Waiting = append(qv.Waiting, l.name)
+				break
+			}
+		}
+	}
 	for _, id := range q.Items {
 		it := item(p, id)
 		if it == nil {
 			continue
 		}
-		qi := QuizItem{ID: it.ID, Title: it.Title, Answered: len(b.live[q.ID][id])}
+		qi := QuizItem{ID: it.ID, Title: it.Title, Stem: it.Stem, Answered: len(b.live[q.ID][id])}
 		for _, o := range it.Options {
 			qo := QuizOption{ID: o.ID, Text: o.Text, Count: dist[id][o.ID]}
 			if revealed {

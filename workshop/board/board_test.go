@@ -135,8 +135,13 @@ func TestBoardFlagsIdleAndRepeatedFailures(t *testing.T) {
 		t.Errorf("Ana's reason in Spanish: %q", got)
 	}
 	f.add(workshop.Event{Learner: "L1", Kind: workshop.KindLeft})
-	if s := b.Summary(t0.Add(time.Hour)); s.Learners != 1 || len(s.Attention) != 1 || s.Attention[0].Name != "Ben" {
-		t.Errorf("after Ana left: %+v; want 1 learner, Ben idle", s)
+	// Ben's last grade passes every test: he has finished, and is no idle learner.
+	if s := b.Summary(t0.Add(time.Hour)); s.Learners != 1 || len(s.Attention) != 0 {
+		t.Errorf("after Ana left: %+v; want 1 learner, Ben finished, nobody idle", s)
+	}
+	f.add(workshop.Event{Learner: "L2", Kind: workshop.KindVerdict, Kata: "mini-kata", Verdict: verdict(1, 1)})
+	if s := b.Summary(t0.Add(2 * time.Hour)); len(s.Attention) != 1 || s.Attention[0].Name != "Ben" {
+		t.Errorf("Ben failing again, an hour on: %+v; want Ben idle", s.Attention)
 	}
 }
 
@@ -192,5 +197,37 @@ func TestBoardLiveQuiz(t *testing.T) {
 	f.add(workshop.Event{Kind: workshop.KindQuiz, Quiz: &workshop.Quiz{ID: "q1", Kata: "mini-kata", State: workshop.QuizClosed}})
 	if b.Summary(t0).Quiz != nil || b.State().Quiz != nil {
 		t.Error("a closed quiz is still on the board")
+	}
+}
+
+// TestExportRecords: a learner's record counts the layers read, the live and practice answers,
+// the grades (the last one's points, the best, the attempts, the first pass after joining),
+// the mock exams and the time on task.
+func TestExportRecords(t *testing.T) {
+	b := miniBoard(t, Options{})
+	p := b.packets[0]
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	evs := []workshop.Event{
+		{Learner: "L1", Kind: workshop.KindJoined, Name: "Ana", Received: at(0)},
+		{Learner: "L1", Kind: workshop.KindLayer, Kata: p.ID, Layer: "knowledge", Received: at(1)},
+		{Learner: "L1", Kind: workshop.KindLayer, Kata: p.ID, Layer: "knowledge", Received: at(2)},
+		{Learner: "L1", Kind: workshop.KindAnswer, Kata: p.ID, Answer: &workshop.Answer{Item: "mk-01", Correct: true, Source: workshop.SourceLive}, Received: at(3)},
+		{Learner: "L1", Kind: workshop.KindAnswer, Kata: p.ID, Answer: &workshop.Answer{Item: "mk-01", Correct: false, Source: workshop.SourcePractice}, Received: at(4)},
+		{Learner: "L1", Kind: workshop.KindVerdict, Kata: p.ID, Verdict: verdict(1, 1, "category"), Received: at(10)},
+		{Learner: "L1", Kind: workshop.KindVerdict, Kata: p.ID, Verdict: verdict(2, 0), Received: at(25)},
+		{Learner: "L1", Kind: workshop.KindExam, Exam: &workshop.Exam{Scaled: 800, Passed: true}, Received: at(40)},
+		{Learner: "L2", Kind: workshop.KindLayer, Kata: p.ID, Layer: "knowledge", Received: at(5)}, // never joined: no record
+	}
+	recs := Export(evs, b.packets)
+	if len(recs) != 1 {
+		t.Fatalf("records %+v", recs)
+	}
+	r, k := recs[0], recs[0].Katas[0]
+	if r.Name != "Ana" || r.ExamBest != 800 || !r.ExamPassed || r.TimeOnTask != 40*time.Minute {
+		t.Errorf("record %+v", r)
+	}
+	if len(k.Layers) != 1 || k.Live != 1 || k.LiveRight != 1 || k.Answers != 1 || k.Right != 0 || k.Attempts != 2 || k.Status != "pass" ||
+		k.FirstPass != 25*time.Minute || k.Points == 0 || k.BestPoints != k.Points || k.MaxPoints == 0 || len(k.Rules) != 0 {
+		t.Errorf("kata record %+v", k)
 	}
 }

@@ -61,8 +61,9 @@ type Status struct {
 	Code, Name, URL string
 	// Katas are the workshop's katas.
 	Katas []string
-	// Queued counts events waiting to be sent.
-	Queued int
+	// Queued counts events waiting to be sent; Dropped those dropped unsent because the
+	// workshop was closed (the server refuses them for good).
+	Queued, Dropped int
 	// State is what the instructor published last (nil when NotJoined).
 	State *workshop.State
 	// Err is the last failure, for a detail line ("" when none).
@@ -94,6 +95,11 @@ type Agent struct {
 
 	wake    chan struct{}
 	updates chan Status
+
+	// stopWatch ends the watch Start began (a join or leave made by another process);
+	// watching is its goroutine.
+	stopWatch chan struct{}
+	watching  sync.WaitGroup
 }
 
 // New returns an agent over q; Start begins if the learner is in a workshop.
@@ -151,14 +157,55 @@ func (a *Agent) client(m *progress.Membership) *workshop.Client {
 }
 
 // Start reads the membership and, when the learner is in a workshop, starts sending and
-// following it. It reports the status at once (the last state saved, Connecting).
+// following it. It reports the status at once (the last state saved, Connecting). Until
+// Close, it reads the membership again every Poll, so a `kata join` or `kata leave` run in
+// another terminal is picked up by a running app.
 func (a *Agent) Start() error {
 	m, err := a.q.Membership()
 	if err != nil {
 		return err
 	}
 	a.begin(m)
+	a.mu.Lock()
+	if a.stopWatch == nil {
+		a.stopWatch = make(chan struct{})
+		a.watching.Add(1)
+		go a.watch(a.stopWatch)
+	}
+	a.mu.Unlock()
 	return nil
+}
+
+// watch follows the membership another process may change, until stop is closed.
+func (a *Agent) watch(stop chan struct{}) {
+	defer a.watching.Done()
+	t := time.NewTicker(a.opts.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		m, err := a.q.Membership()
+		if err != nil {
+			continue
+		}
+		a.mu.Lock()
+		cur := a.m
+		a.mu.Unlock()
+		if !sameMembership(cur, m) {
+			a.begin(m)
+		}
+	}
+}
+
+// sameMembership reports whether a and b are the same workshop membership (or both none).
+func sameMembership(a, b *progress.Membership) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Learner == b.Learner && a.Token == b.Token && a.Base == b.Base
 }
 
 // begin starts a session for m (nil: none), ending any earlier one.
@@ -199,6 +246,14 @@ func (a *Agent) end() {
 
 // Close stops the agent.
 func (a *Agent) Close() {
+	a.mu.Lock()
+	stop := a.stopWatch
+	a.stopWatch = nil
+	a.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		a.watching.Wait()
+	}
 	a.end()
 	a.q.OnQueue(nil)
 }
@@ -230,6 +285,9 @@ func (a *Agent) Join(ctx context.Context, joinURL, name string) (*progress.Membe
 	}
 	if err != nil {
 		return nil, fmt.Errorf("joining %s: %w", j, err)
+	}
+	if jr.Name != "" {
+		name = jr.Name // made unique by the server
 	}
 	m := progress.Membership{Base: j.Base, Code: jr.Workshop.Code, Learner: jr.Learner, Token: jr.Token, Name: name,
 		Katas: jr.Workshop.Katas, Joined: time.Now(), State: jr.State}
@@ -301,6 +359,15 @@ func (a *Agent) flush(ctx context.Context, m *progress.Membership) error {
 				}
 			}
 			continue
+		case errors.As(err, &ae) && ae.Status == http.StatusGone:
+			// The workshop was closed: nothing queued will ever be taken. Drop it, and say so,
+			// rather than leave it "waiting to be sent" for good.
+			n, derr := a.dropQueue()
+			a.publish(func(s *Status) { s.Dropped += n; s.Conn = Closed })
+			if derr != nil {
+				return derr
+			}
+			return err
 		case err != nil:
 			return err
 		}
@@ -311,6 +378,25 @@ func (a *Agent) flush(ctx context.Context, m *progress.Membership) error {
 		if err := a.q.Sent(ids); err != nil {
 			return err
 		}
+	}
+}
+
+// dropQueue removes every queued event unsent and returns how many there were.
+func (a *Agent) dropQueue() (int, error) {
+	n := 0
+	for {
+		evs, err := a.q.Outbox(batch)
+		if err != nil || len(evs) == 0 {
+			return n, err
+		}
+		ids := make([]string, len(evs))
+		for i, e := range evs {
+			ids[i] = e.ID
+		}
+		if err := a.q.Sent(ids); err != nil {
+			return n, err
+		}
+		n += len(evs)
 	}
 }
 

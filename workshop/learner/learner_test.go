@@ -213,3 +213,55 @@ func TestJoinErrors(t *testing.T) {
 		t.Errorf("a failed join left a membership: %+v", m)
 	}
 }
+
+// TestClosedWorkshopDropsTheQueue: once the instructor closed the workshop, what the learner's
+// app queues is refused for good: the queue is dropped and the status says how many events
+// went unsent, instead of "waiting to be sent" forever.
+func TestClosedWorkshopDropsTheQueue(t *testing.T) {
+	in, ps, a := setup(t, Options{Poll: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, HTTP: &http.Client{}})
+	ctx := context.Background()
+	if _, err := a.Join(ctx, in.joinURL(), "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the agent is live", func() bool { return a.Status().Conn == Live })
+	if _, err := in.class.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the agent sees the workshop closed", func() bool { return a.Status().Conn == Closed })
+	for _, l := range []string{"knowledge", "prompts"} {
+		if err := ps.LayerRead("mini-kata", l, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.poke()
+	waitFor(t, "the queue is dropped and said so", func() bool {
+		s := a.Status()
+		return s.Queued == 0 && s.Dropped == 2 && s.Conn == Closed
+	})
+}
+
+// TestRunningAppPicksUpAJoinMadeElsewhere: an agent started outside any workshop follows the
+// workshop another process (kata join in another terminal) joined through the same store,
+// and lets it go when that process leaves.
+func TestRunningAppPicksUpAJoinMadeElsewhere(t *testing.T) {
+	in, ps, app := setup(t, Options{Poll: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, HTTP: &http.Client{}})
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if app.Status().Conn != NotJoined {
+		t.Fatalf("before joining: %+v", app.Status())
+	}
+	other := New(ps, Options{HTTP: &http.Client{}}) // kata join, in another terminal
+	if _, err := other.Join(context.Background(), in.joinURL(), "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	waitFor(t, "the running app follows the workshop joined elsewhere", func() bool {
+		s := app.Status()
+		return s.Conn == Live && s.Name == "Ana"
+	})
+	if _, err := ps.LeaveWorkshop(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the running app lets it go after a leave elsewhere", func() bool { return app.Status().Conn == NotJoined })
+}

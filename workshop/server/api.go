@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc(workshop.PathQuizReveal, s.post(s.asInstructor(s.handleReveal, false)))
 	mux.HandleFunc(workshop.PathQuizClose, s.post(s.asInstructor(s.handleCloseQuiz, false)))
 	mux.HandleFunc(workshop.PathClose, s.post(s.asInstructor(s.handleClose, false)))
+	mux.HandleFunc(workshop.PathLock, s.post(s.asInstructor(s.handleLock, false)))
+	mux.HandleFunc(workshop.PathSay, s.post(s.asInstructor(s.handleSay, false)))
+	mux.HandleFunc(workshop.PathRemove, s.post(s.asInstructor(s.handleRemove, false)))
 	mux.HandleFunc(workshop.PathBoard, s.get(s.asInstructor(s.handleBoard, true)))
 	mux.HandleFunc(workshop.PathBoardStream, s.get(s.asInstructor(s.handleBoardStream, true)))
 	mux.HandleFunc("/api/health", s.get(func(w http.ResponseWriter, r *http.Request) {
@@ -201,6 +205,10 @@ func (s *Server) asLearner(next learnerFunc) http.HandlerFunc {
 			s.storeFailed(w, "loading the workshop", err)
 			return
 		}
+		if h.left(l.ID) && r.URL.Path != workshop.PathLeave {
+			writeErr(w, http.StatusForbidden, workshop.ErrRemoved, "you left this workshop or your instructor removed you from it: kata join to join again")
+			return
+		}
 		next(w, r, l, h, hash)
 	}
 }
@@ -305,9 +313,26 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
 		return
 	}
+	h, err := s.hub(r.Context(), ws)
+	if err != nil {
+		s.storeFailed(w, "loading the workshop", err)
+		return
+	}
+	if h.state().Locked {
+		writeErr(w, http.StatusForbidden, workshop.ErrLocked, "workshop "+code+" is locked: it takes no new learner; ask your instructor")
+		return
+	}
+	addr := s.clientAddr(r)
+	if !s.limits.seat(ws.ID, addr) {
+		writeErr(w, http.StatusForbidden, workshop.ErrTooManyJoins, fmt.Sprintf("this address already joined %d learners to workshop %s, the most one address may; ask your instructor", s.limits.l.SeatsPerAddress, code))
+		return
+	}
 	tok := newToken()
 	l := store.Learner{ID: newID("L"), Workshop: ws.ID, Name: name, Joined: s.now()}
 	ev, err := s.store.Join(r.Context(), l, hashToken(tok), s.opts.MaxLearners)
+	if err != nil {
+		s.limits.unseat(ws.ID, addr)
+	}
 	switch {
 	case errors.Is(err, store.ErrClosed):
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
@@ -319,14 +344,9 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		s.storeFailed(w, "joining", err)
 		return
 	}
-	h, err := s.hub(r.Context(), ws)
-	if err != nil {
-		s.storeFailed(w, "loading the workshop", err)
-		return
-	}
 	h.offer([]workshop.Event{ev})
-	s.log.Info("joined", "workshop", code, "learner", l.ID, "name", name, "addr", s.clientAddr(r))
-	writeJSON(w, http.StatusCreated, workshop.JoinResponse{Learner: l.ID, Token: tok, Workshop: ws.Info(), State: h.state()})
+	s.log.Info("joined", "workshop", code, "learner", l.ID, "name", ev.Name, "addr", addr)
+	writeJSON(w, http.StatusCreated, workshop.JoinResponse{Learner: l.ID, Name: ev.Name, Token: tok, Workshop: ws.Info(), State: h.state()})
 }
 
 func (s *Server) handleLeave(w http.ResponseWriter, r *http.Request, l store.Learner, h *hub, hash string) {
@@ -363,8 +383,23 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, l store.Le
 			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: err.Error()})
 			continue
 		}
+		if e.Kata != "" && !slices.Contains(h.ws.Katas, e.Kata) {
+			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: fmt.Sprintf("kata %q is not one of this workshop's katas (%s)", e.Kata, strings.Join(h.ws.Katas, ", "))})
+			continue
+		}
 		e.Seq, e.Received = 0, time.Time{}
 		ok = append(ok, e)
+	}
+	room, err := s.limits.eventRoom(l.ID, func() (int, error) { return s.store.EventCount(r.Context(), h.ws.ID, l.ID) })
+	if err != nil {
+		s.storeFailed(w, "counting events", err)
+		return
+	}
+	if len(ok) > room {
+		for _, e := range ok[room:] {
+			resp.Rejected = append(resp.Rejected, workshop.Rejected{ID: e.ID, Error: fmt.Sprintf("this learner has sent %d events, the most a workshop keeps of one learner; the board has your progress so far", s.limits.l.EventsPerLearner)})
+		}
+		ok = ok[:room]
 	}
 	if len(ok) > 0 {
 		stored, dups, err := s.store.Append(r.Context(), h.ws.ID, l.ID, ok, s.now())
@@ -377,6 +412,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, l store.Le
 			return
 		}
 		h.offer(stored)
+		s.limits.stored(l.ID, len(stored))
 		resp.Accepted, resp.Duplicates = len(stored), dups
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -415,6 +451,47 @@ func (s *Server) instructorErr(w http.ResponseWriter, err error) {
 	default:
 		s.storeFailed(w, "storing the instructor's action", err)
 	}
+}
+
+func (s *Server) handleLock(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.LockRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	st, err := c.Lock(r.Context(), req.Locked)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	s.log.Info("locked", "workshop", c.Code(), "locked", req.Locked)
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) handleSay(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.SayRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	st, err := c.Say(r.Context(), req.Message)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request, c *Workshop) {
+	var req workshop.RemoveRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	l, err := c.Remove(r.Context(), req.Name)
+	if err != nil {
+		s.instructorErr(w, err)
+		return
+	}
+	s.log.Info("removed", "workshop", c.Code(), "learner", l.ID)
+	writeJSON(w, http.StatusOK, workshop.RemoveResponse{Learner: l.ID, Name: l.Name})
 }
 
 func (s *Server) handlePacing(w http.ResponseWriter, r *http.Request, c *Workshop) {

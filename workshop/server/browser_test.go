@@ -234,9 +234,18 @@ func TestBoardPageInChromium(t *testing.T) {
 		q := r.class.State().Quiz
 		c.Send(ctx, []workshop.Event{{ID: id, Kind: workshop.KindAnswer, Kata: "mini-kata", At: t0, Answer: &workshop.Answer{Item: "mk-01", Chosen: []string{opt}, Source: workshop.SourceLive, Quiz: q.ID}}})
 	}
+	// the stem rendered from Markdown (code as <code>, no backticks), the timer, who is waiting
+	b.waitText("the stem's code", "document.querySelector('#quiz .stem code').textContent", "isRetryable: false")
+	if txt := b.eval("document.querySelector('#quiz .stem').textContent"); strings.Contains(txt, "`") {
+		t.Errorf("the stem shows raw Markdown: %q", txt)
+	}
+	b.waitText("the timer", "document.querySelector('#quiz .timer').textContent", "open for 0:")
+	b.waitText("who has not answered", "document.querySelector('#quiz .waiting').textContent", "Ben")
 	live(ana, "q1", "b")
+	b.waitText("Ana answered, Ben not yet", "document.querySelector('#quiz .waiting').textContent", "Not answered yet: Ben")
 	live(ben, "q2", "b")
 	b.waitText("the distribution", "document.querySelector('#quiz [data-option=b]').textContent", "2")
+	b.waitText("everyone answered", "document.getElementById('quiz').textContent", "Everyone present has answered.")
 	if _, err := r.class.Reveal(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +253,11 @@ func TestBoardPageInChromium(t *testing.T) {
 	b.waitText("the key", "document.querySelector('#quiz .key').dataset.option", "b")
 	shot := b.screenshot("board-live-quiz.png")
 	t.Logf("screenshot: %s", shot)
+	// At 420 pixels the quiz panel stacks below the learners table, never over it.
+	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 420, "height": 900, "deviceScaleFactor": 1, "mobile": true})
+	b.waitText("one column at 420 px", "(() => { const a = document.getElementById('learners').getBoundingClientRect(), q = document.getElementById('quiz').getBoundingClientRect(); return String(q.top >= a.bottom - 1); })()", "true")
+	t.Logf("screenshot: %s", b.screenshot("board-live-quiz-420.png"))
+	b.call("Emulation.clearDeviceMetricsOverride", nil)
 
 	// Restart the server on the same address: the page reconnects and follows again.
 	r.stop()
@@ -258,6 +272,12 @@ func TestBoardPageInChromium(t *testing.T) {
 		t.Errorf("the page is at seq %s, the board at %d", seq, r.class.View().Seq)
 	}
 	t.Logf("screenshot: %s", b.screenshot("board-after-restart.png"))
+	// locked: the page stops advertising the join line
+	if _, err := r.class.Lock(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	ben.Send(ctx, []workshop.Event{layer("b10", "knowledge")})
+	b.waitText("the join line gone", "document.getElementById('join').textContent", "takes no new learner")
 }
 
 // TestBoardPageInRussian opens /board of a server whose instructor reads Russian: <html lang>,

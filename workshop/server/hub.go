@@ -218,6 +218,20 @@ func (h *hub) view() board.View {
 	return h.board.View(h.s.now())
 }
 
+// learnerNamed is the id of the learner present whose name is name (case aside), or "".
+func (h *hub) learnerNamed(name string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.board.LearnerNamed(name)
+}
+
+// left reports whether learner id left the workshop or was removed from it.
+func (h *hub) left(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.board.Left(id)
+}
+
 // state is the published state.
 func (h *hub) state() workshop.State {
 	h.mu.Lock()
@@ -232,6 +246,9 @@ type update struct {
 	At      time.Time     `json:"at"`
 	Rows    []board.Row   `json:"rows,omitempty"`
 	Summary board.Summary `json:"summary"`
+	// Closed and Locked are the view's: the page stops advertising joining.
+	Closed bool `json:"closed"`
+	Locked bool `json:"locked"`
 }
 
 // take returns a board stream's pending update and clears it; full reports that the whole
@@ -251,6 +268,8 @@ func (h *hub) take(s *sub) (u update, full bool) {
 	}
 	clear(s.dirty)
 	u.Summary = h.summaryLocked(now)
+	st := h.board.State()
+	u.Closed, u.Locked = st.Closed, st.Locked
 	return u, false
 }
 

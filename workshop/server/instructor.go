@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
 	"github.com/kata-mcp/kata/workshop"
 	"github.com/kata-mcp/kata/workshop/board"
+	"github.com/kata-mcp/kata/workshop/store"
 )
 
 // Workshop is one workshop as its instructor drives it from this process: the board to draw and
@@ -208,4 +212,41 @@ func (c *Workshop) Close(ctx context.Context) (workshop.State, error) {
 		return workshop.State{}, err
 	}
 	return c.State(), nil
+}
+
+// Lock locks the workshop (no new learner may join; those in it stay) or unlocks it.
+func (c *Workshop) Lock(ctx context.Context, locked bool) (workshop.State, error) {
+	if err := c.append(ctx, []workshop.Event{{Kind: workshop.KindLock, Locked: locked}}); err != nil {
+		return workshop.State{}, err
+	}
+	return c.State(), nil
+}
+
+// Say shows message on every learner's screen: 1–MaxMessage printable characters.
+func (c *Workshop) Say(ctx context.Context, message string) (workshop.State, error) {
+	message = strings.TrimSpace(message)
+	n := utf8.RuneCountInString(message)
+	if n == 0 || n > workshop.MaxMessage || !utf8.ValidString(message) || strings.IndexFunc(message, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return workshop.State{}, badRequest(workshop.ErrInvalid, "workshop.board.bad_message", "Max", workshop.MaxMessage)
+	}
+	if err := c.append(ctx, []workshop.Event{{Kind: workshop.KindSay, Message: message}}); err != nil {
+		return workshop.State{}, err
+	}
+	return c.State(), nil
+}
+
+// Remove removes the learner present whose name (as the board shows it) is name: they leave
+// the board and their token stops working. To keep them out, lock the workshop too.
+func (c *Workshop) Remove(ctx context.Context, name string) (store.Learner, error) {
+	id := c.h.learnerNamed(name)
+	if id == "" {
+		return store.Learner{}, badRequest(workshop.ErrNotFound, "workshop.board.no_learner", "Name", name)
+	}
+	l := store.Learner{ID: id, Workshop: c.h.ws.ID, Name: name}
+	ev, err := c.h.s.store.Leave(ctx, l, c.h.s.now())
+	if err != nil {
+		return store.Learner{}, err
+	}
+	c.h.offer([]workshop.Event{ev})
+	return l, nil
 }

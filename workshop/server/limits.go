@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -26,6 +27,13 @@ type Limits struct {
 	BadTokens, BadTokensBurst float64
 	// Streams caps the event streams one token may hold open at once (default 8).
 	Streams int
+	// SeatsPerAddress caps the learners one address may add to a workshop while this server
+	// runs (default 60: a classroom behind one NAT address fits; one machine cannot fill the
+	// workshop). Negative: no cap.
+	SeatsPerAddress int
+	// EventsPerLearner caps the events a workshop stores of one learner (default 20000, far
+	// beyond a day's work; a token replaying events cannot fill the disk). Negative: no cap.
+	EventsPerLearner int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -43,6 +51,12 @@ func (l Limits) withDefaults() Limits {
 	if l.Streams <= 0 {
 		l.Streams = 8
 	}
+	if l.SeatsPerAddress == 0 {
+		l.SeatsPerAddress = 60
+	}
+	if l.EventsPerLearner == 0 {
+		l.EventsPerLearner = 20000
+	}
 	return l
 }
 
@@ -57,6 +71,66 @@ type limiters struct {
 	swept time.Time
 	// streams counts each token's open streams.
 	streams map[string]int
+	// seats counts the learners each workshop and address joined ("id addr").
+	seats map[string]int
+	// events counts each learner's stored events (read from the store the first time).
+	events map[string]int
+}
+
+// seat takes one of addr's seats in workshop id; false when addr has taken its share.
+func (ls *limiters) seat(id int64, addr string) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.l.SeatsPerAddress < 0 {
+		return true
+	}
+	key := fmt.Sprint(id, " ", addr)
+	if ls.seats[key] >= ls.l.SeatsPerAddress {
+		return false
+	}
+	ls.seats[key]++
+	return true
+}
+
+// unseat gives back a seat taken by a join that failed.
+func (ls *limiters) unseat(id int64, addr string) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if key := fmt.Sprint(id, " ", addr); ls.seats[key] > 0 {
+		ls.seats[key]--
+	}
+}
+
+// eventRoom returns how many more events learner may store, asking count the first time.
+func (ls *limiters) eventRoom(learner string, count func() (int, error)) (int, error) {
+	if ls.l.EventsPerLearner < 0 {
+		return math.MaxInt, nil
+	}
+	ls.mu.Lock()
+	n, ok := ls.events[learner]
+	ls.mu.Unlock()
+	if !ok {
+		c, err := count()
+		if err != nil {
+			return 0, err
+		}
+		ls.mu.Lock()
+		if n, ok = ls.events[learner]; !ok {
+			n = c
+			ls.events[learner] = c
+		}
+		ls.mu.Unlock()
+	}
+	return max(ls.l.EventsPerLearner-n, 0), nil
+}
+
+// stored counts n more events of learner.
+func (ls *limiters) stored(learner string, n int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if _, ok := ls.events[learner]; ok {
+		ls.events[learner] += n
+	}
 }
 
 type bucket struct {
@@ -68,7 +142,7 @@ type bucket struct {
 const forgetAfter = 10 * time.Minute
 
 func newLimiters(l Limits, now func() time.Time) *limiters {
-	return &limiters{l: l, now: now, m: map[string]*bucket{}, streams: map[string]int{}}
+	return &limiters{l: l, now: now, m: map[string]*bucket{}, streams: map[string]int{}, seats: map[string]int{}, events: map[string]int{}}
 }
 
 // allow takes one request from key's bucket (rate r, burst b); when empty it returns false

@@ -33,6 +33,9 @@ type Config struct {
 	Opening Opening
 	// New closes the open workshop of these katas, if any, and starts a new one (a new code).
 	New bool
+	// Token is the instructor token of an earlier start (the instructor file's): kept when it
+	// is the workshop's, so a restart does not change it (Server.OpenWith).
+	Token string
 	// Options tune the server.
 	Options Options
 }
@@ -61,8 +64,13 @@ func (r *Running) JoinURL() string {
 	return workshop.JoinURL{Base: r.Base, Code: r.Workshop.Code()}.String()
 }
 
-// BoardURL is the web board's address with the instructor token.
-func (r *Running) BoardURL() string { return r.Base + workshop.PathBoardPage + "?token=" + r.Token }
+// BoardURL is the web board's address with the instructor token: the page logs in with it
+// and drops it from the address (a cookie keeps it). Never show it on a screen the class can
+// see: BoardPage is the address without it.
+func (r *Running) BoardURL() string { return r.BoardPage() + "?token=" + r.Token }
+
+// BoardPage is the web board's address without the token.
+func (r *Running) BoardPage() string { return r.Base + workshop.PathBoardPage }
 
 // Err delivers the error that stopped serving, if it stops by itself.
 func (r *Running) Err() <-chan error { return r.errs }
@@ -109,7 +117,7 @@ func Start(ctx context.Context, lib *katas.Library, cfg Config) (*Running, error
 		srv.Close()
 		srv = New(st, lib, cfg.Options)
 	}
-	class, token, created, err := srv.Open(ctx, cfg.Katas, cfg.Opening)
+	class, token, created, err := srv.OpenWith(ctx, cfg.Katas, cfg.Opening, cfg.Token)
 	if err != nil {
 		return fail(err)
 	}

@@ -183,6 +183,14 @@ type Opening struct {
 // opening pacing), and issues a new instructor token for it. Every kata must be in the
 // library. created says a new workshop (and join code) was made.
 func (s *Server) Open(ctx context.Context, kataIDs []string, open Opening) (c *Workshop, token string, created bool, err error) {
+	return s.OpenWith(ctx, kataIDs, open, "")
+}
+
+// OpenWith is Open keeping the instructor token reuse when it is one of the workshop's (the
+// token of an earlier start, which the instructor file keeps): a restart keeps the token the
+// instructor's web board and kata class commands already have. Any other reuse is ignored
+// and a new token issued.
+func (s *Server) OpenWith(ctx context.Context, kataIDs []string, open Opening, reuse string) (c *Workshop, token string, created bool, err error) {
 	if len(kataIDs) == 0 {
 		return nil, "", false, errors.New("no kata: name one or more with --kata")
 	}
@@ -195,9 +203,16 @@ func (s *Server) Open(ctx context.Context, kataIDs []string, open Opening) (c *W
 	if err != nil {
 		return nil, "", false, err
 	}
-	token = newToken()
-	if err := s.store.AddInstructor(ctx, ws.ID, hashToken(token), s.now()); err != nil {
-		return nil, "", false, err
+	if reuse != "" {
+		if id, err := s.store.InstructorWorkshop(ctx, hashToken(reuse)); err == nil && id == ws.ID {
+			token = reuse
+		}
+	}
+	if token == "" {
+		token = newToken()
+		if err := s.store.AddInstructor(ctx, ws.ID, hashToken(token), s.now()); err != nil {
+			return nil, "", false, err
+		}
 	}
 	h, err := s.hub(ctx, ws)
 	if err != nil {

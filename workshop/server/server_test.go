@@ -365,7 +365,8 @@ func TestSecurity(t *testing.T) {
 // TestThousandJoinsFromOneAddress: the join limit per address lets a classroom's burst in,
 // then answers 429 with Retry-After; no more learners are added than were let in.
 func TestThousandJoinsFromOneAddress(t *testing.T) {
-	r := startRig(t, "", Options{Now: func() time.Time { return t0 }}) // the bucket never refills
+	// the bucket never refills; no cap of seats per address (TestTheRoom has it)
+	r := startRig(t, "", Options{Now: func() time.Time { return t0 }, Limits: Limits{SeatsPerAddress: -1}})
 	ok, limited := 0, 0
 	for i := range 1000 {
 		s, ae, h := r.raw("POST", workshop.PathJoin, "", "application/json", strings.NewReader(fmt.Sprintf(`{"code":%q,"name":"L%d"}`, r.class.Code(), i)))
@@ -566,4 +567,136 @@ func TestStreamEndsWhenServerCloses(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the stream outlived the server")
 	}
+}
+
+// TestTheRoom: one address cannot take more than its seats while a learner elsewhere still
+// joins; a name already present is made unique; a learner's events for a kata the workshop
+// does not have, and past the learner's quota, are refused one by one with why.
+func TestTheRoom(t *testing.T) {
+	r := startRig(t, "", Options{TrustProxy: true, Limits: Limits{SeatsPerAddress: 3, EventsPerLearner: 2}})
+	join := func(addr, name string) (int, workshop.JoinResponse, workshop.APIError) {
+		req, _ := http.NewRequest("POST", r.http.URL+workshop.PathJoin, strings.NewReader(fmt.Sprintf(`{"code":%q,"name":%q}`, r.class.Code(), name)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", addr)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var jr workshop.JoinResponse
+		var ae workshop.APIError
+		b, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(b, &jr)
+		json.Unmarshal(b, &ae)
+		return resp.StatusCode, jr, ae
+	}
+	for i := range 5 {
+		s, _, ae := join("10.0.0.1", fmt.Sprintf("bot%d", i))
+		if (i < 3) != (s == http.StatusCreated) || (i >= 3 && (s != http.StatusForbidden || ae.Code != workshop.ErrTooManyJoins)) {
+			t.Errorf("join %d from the flooding address: %d %+v", i, s, ae)
+		}
+	}
+	s, ben, _ := join("10.0.0.2", "Ben")
+	if s != http.StatusCreated || ben.Name != "Ben" {
+		t.Fatalf("a real learner: %d %+v", s, ben)
+	}
+	if s, ben2, _ := join("10.0.0.3", " ben "); s != http.StatusCreated || ben2.Name != "ben (2)" {
+		t.Errorf("a second Ben: %d, named %q", s, ben2.Name)
+	}
+	c := r.client(ben.Token)
+	resp, err := c.Send(context.Background(), []workshop.Event{layer("e1", "knowledge"),
+		{ID: "e2", Kind: workshop.KindLayer, Kata: "other-kata", Layer: "knowledge", At: t0}, layer("e3", "examples"), layer("e4", "traps")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ben's joined event counts toward his quota of 2: e1 is stored, e3 and e4 are past it
+	var why []string
+	for _, rj := range resp.Rejected {
+		why = append(why, rj.ID+": "+rj.Error)
+	}
+	if resp.Accepted != 1 || len(resp.Rejected) != 3 || !strings.Contains(why[0], `e2: kata "other-kata" is not one of this workshop's katas`) ||
+		!strings.Contains(why[1], "the most a workshop keeps of one learner") {
+		t.Errorf("accepted %d, rejected %q", resp.Accepted, why)
+	}
+}
+
+// TestRestartKeepsTheToken: opening the workshop again with its instructor token keeps it;
+// with a token that is not the workshop's, a new one is issued.
+func TestRestartKeepsTheToken(t *testing.T) {
+	r := startRig(t, "", Options{})
+	ctx := context.Background()
+	if _, tok, _, err := r.srv.OpenWith(ctx, []string{"mini-kata"}, Opening{}, r.token); err != nil || tok != r.token {
+		t.Errorf("reopened with its token: %v, token kept %v", err, tok == r.token)
+	}
+	if _, tok, _, err := r.srv.OpenWith(ctx, []string{"mini-kata"}, Opening{}, strings.Repeat("0", 64)); err != nil || tok == r.token || len(tok) != 64 {
+		t.Errorf("reopened with a stranger's token: %v, %q", err, tok)
+	}
+}
+
+// TestLockSayRemove: a locked workshop refuses joins while its learners carry on; a message
+// reaches the published state; a removed learner leaves the board and their token stops
+// working, and a name nobody has is a 404.
+func TestLockSayRemove(t *testing.T) {
+	r := startRig(t, "", Options{})
+	ctx := context.Background()
+	ins := r.client(r.token)
+	ana, _ := r.join("Ana")
+	if st, err := ins.Lock(ctx, true); err != nil || !st.Locked {
+		t.Fatalf("lock: %v %+v", err, st)
+	}
+	if _, err := r.client("").Join(ctx, r.class.Code(), "Late"); !isAPIError(err, workshop.ErrLocked) {
+		t.Errorf("joining a locked workshop: %v", err)
+	}
+	if _, err := ana.Send(ctx, []workshop.Event{layer("e1", "knowledge")}); err != nil {
+		t.Errorf("a learner in a locked workshop: %v", err)
+	}
+	if _, err := ins.Lock(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	ben, _ := r.join("Ben")
+	if st, err := ins.Say(ctx, "  Break: back at 11:00  "); err != nil || st.Message != "Break: back at 11:00" || st.MessageSeq == 0 {
+		t.Errorf("say: %v %+v", err, st)
+	}
+	if st, err := ana.State(ctx); err != nil || st.Message != "Break: back at 11:00" {
+		t.Errorf("the learner's state: %v %+v", err, st)
+	}
+	if _, err := ins.Say(ctx, "\x1b[2J"); !isAPIError(err, workshop.ErrInvalid) {
+		t.Errorf("a message with a control character: %v", err)
+	}
+	if rr, err := ins.Remove(ctx, "ben"); err != nil || rr.Name != "ben" {
+		t.Fatalf("remove: %v %+v", err, rr)
+	}
+	if _, err := ben.Send(ctx, []workshop.Event{layer("b1", "knowledge")}); !isAPIError(err, workshop.ErrRemoved) {
+		t.Errorf("a removed learner's events: %v", err)
+	}
+	if v := r.class.View(); v.Summary.Learners != 1 {
+		t.Errorf("after removing Ben the board counts %d learners", v.Summary.Learners)
+	}
+	if _, err := ins.Remove(ctx, "Zed"); !isAPIError(err, workshop.ErrNotFound) {
+		t.Errorf("removing nobody: %v", err)
+	}
+	// The join page of a locked, then a closed workshop advertises no join line.
+	page := func() (int, string) {
+		resp, err := http.Get(r.http.URL + "/" + r.class.Code())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	ins.Lock(ctx, true)
+	if code, body := page(); code != http.StatusForbidden || strings.Contains(body, "kata join") {
+		t.Errorf("a locked workshop's join page: %d %q", code, body)
+	}
+	ins.CloseWorkshop(ctx)
+	if code, body := page(); code != http.StatusGone || strings.Contains(body, "kata join") {
+		t.Errorf("a closed workshop's join page: %d %q", code, body)
+	}
+}
+
+// isAPIError reports whether err is an API error with code.
+func isAPIError(err error, code string) bool {
+	var ae *workshop.APIError
+	return errors.As(err, &ae) && ae.Code == code
 }

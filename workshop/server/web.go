@@ -126,6 +126,8 @@ func pageWords(loc *i18n.Localizer) string {
 		"none_yet": loc.T("workshop.web.none_yet"), "nobody": loc.T("board.nobody"),
 		"live": loc.T("workshop.web.live"), "reconnecting": loc.T("workshop.web.reconnecting"),
 		"learners": forms("count.learner"), "answers": forms("count.answer"),
+		"waiting": loc.T("workshop.web.waiting", "Names", "{names}"), "all_answered": loc.T("workshop.web.all_answered"),
+		"elapsed": loc.T("workshop.web.elapsed", "Time", "{time}"), "no_join": loc.T("workshop.web.no_join"),
 	}
 	b, _ := json.Marshal(words)
 	return string(b)
@@ -178,5 +180,18 @@ func (s *Server) handleJoinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	// a closed or locked workshop advertises no join line
+	if ws, err := s.store.WorkshopByCode(r.Context(), code); err == nil {
+		if !ws.Closed.IsZero() {
+			w.WriteHeader(http.StatusGone)
+			w.Write([]byte(loc.T("workshop.web.join_closed", "Code", code) + "\n"))
+			return
+		}
+		if h, err := s.hub(r.Context(), ws); err == nil && h.state().Locked {
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(loc.T("workshop.web.join_locked", "Code", code) + "\n"))
+			return
+		}
+	}
 	w.Write([]byte(loc.T("workshop.web.join_page", "Command", "kata join "+s.baseURL(r)+"/"+code+" --name "+loc.T("out.your_name")) + "\n"))
 }

@@ -356,6 +356,25 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 				return ErrFull
 			}
 		}
+		// A name another learner present has is made unique: "Ben (2)", never two "Ben".
+		rows, err := tx.QueryContext(ctx, s.d.Q(`SELECT name FROM learners WHERE workshop_id = ? AND left_at IS NULL`), w.ID)
+		if err != nil {
+			return err
+		}
+		taken := map[string]bool{}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			taken[strings.ToLower(n)] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		l.Name = UniqueName(l.Name, func(n string) bool { return taken[strings.ToLower(n)] })
 		if _, err := tx.ExecContext(ctx, s.d.Q(`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at) VALUES(?, ?, ?, ?, ?)`),
 			l.ID, w.ID, l.Name, tokenHash, sqldb.NS(l.Joined)); err != nil {
 			return err
@@ -367,6 +386,26 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 		return err
 	})
 	return ev, err
+}
+
+// UniqueName is name, or when taken says it is taken, name with the first free number:
+// "Ben (2)", "Ben (3)", ….
+func UniqueName(name string, taken func(string) bool) string {
+	if !taken(name) {
+		return name
+	}
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s (%d)", name, i); !taken(n) {
+			return n
+		}
+	}
+}
+
+// EventCount returns how many events learner has stored in workshop id.
+func (s *Store) EventCount(ctx context.Context, id int64, learner string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM events WHERE workshop_id = ? AND learner_id = ?`), id, learner).Scan(&n)
+	return n, s.wrap("counting a learner's events", err)
 }
 
 // Leave marks learner l as left and appends their KindLeft event.

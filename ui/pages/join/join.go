@@ -197,6 +197,9 @@ func (m *Model) View() string {
 		if ws.Queued > 0 {
 			add(common.WrapHanging("  ", m.c.N("join.queued", ws.Queued), w))
 		}
+		if ws.Dropped > 0 {
+			add(common.WrapHanging("  ", m.c.N("join.dropped", ws.Dropped), w))
+		}
 		if ws.Err != "" && ws.Conn != learner.Live {
 			add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("join.last_failure", "Error", ws.Err), w)))
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/kata-mcp/kata/ui/components/viewport"
 	"github.com/kata-mcp/kata/ui/keymap"
 	"github.com/kata-mcp/kata/workshop"
+	"github.com/kata-mcp/kata/workshop/learner"
 )
 
 // header is the number of lines above the viewport.
@@ -291,6 +292,9 @@ func (m *Model) content() (string, int) {
 		add(st.Subtle.Render(common.WrapHanging("  ", m.c.T("live.over_note"), w)))
 	case m.note != "":
 		add(st.Fail.Render(common.WrapHanging("  ", m.note, w)))
+	case len(chosen) > 0 && m.c.WorkshopStatus().Conn != learner.Live:
+		// offline: the answer waits in the queue; "sent" would be untrue
+		add(st.Accent.Render(common.WrapHanging("  ", m.c.T("live.queued", "Chosen", strings.Join(chosen, ", ")), w)))
 	case len(chosen) > 0:
 		add(st.Accent.Render(common.WrapHanging("  ", m.c.T("live.sent", "Chosen", strings.Join(chosen, ", ")), w)))
 	default:

@@ -109,14 +109,62 @@ function renderList(id, misses, empty) {
   }
 }
 
+// inline appends s to parent with `code` spans and **bold** as elements, the rest as text
+// (never as HTML: the stem is the packet's, the page sets no markup from data).
+function inline(parent, s) {
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*/g;
+  let last = 0, m;
+  while ((m = re.exec(s)) !== null) {
+    if (m.index > last) parent.append(document.createTextNode(s.slice(last, m.index)));
+    parent.append(m[1] !== undefined ? el("code", "", m[1]) : el("strong", "", m[2]));
+    last = re.lastIndex;
+  }
+  if (last < s.length) parent.append(document.createTextNode(s.slice(last)));
+}
+
+// markdown renders a stem's Markdown (paragraphs, fenced code blocks, inline code, bold) as
+// elements.
+function markdown(src) {
+  const box = el("div", "stem");
+  const blocks = (src || "").split(/\n```[^\n]*\n([\s\S]*?)\n```/);
+  blocks.forEach((b, i) => {
+    if (i % 2 === 1) { box.append(el("pre", "", b)); return; }
+    for (const para of b.split(/\n\s*\n/)) {
+      const text = para.replace(/^```[^\n]*\n?/, "").trim();
+      if (!text) continue;
+      const p = el("p");
+      inline(p, text.replace(/\s*\n\s*/g, " "));
+      box.append(p);
+    }
+  });
+  return box;
+}
+
+// clock words the time since started as m:ss.
+function clock(started) {
+  const s = Math.max(0, Math.floor((Date.now() - Date.parse(started)) / 1000));
+  return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+}
+
+let timer = null;
+
 function renderQuiz(q) {
   const box = document.getElementById("quiz");
   box.replaceChildren();
   box.hidden = !q;
+  if (timer) { clearInterval(timer); timer = null; }
   if (!q) return;
   box.append(el("h2", "", say("live_quiz") + " · " + q.kata + " · " + say(q.state === "revealed" ? "revealed" : "answering")));
+  if (q.started && q.state !== "revealed") {
+    const t = el("p", "timer", say("elapsed", {time: clock(q.started)}));
+    box.append(t);
+    timer = setInterval(() => { t.textContent = say("elapsed", {time: clock(q.started)}); }, 1000);
+  }
+  const waiting = q.waiting || [];
+  box.append(el("p", waiting.length ? "waiting" : "dim", waiting.length ? say("waiting", {names: waiting.join(", ")}) : say("all_answered")));
   for (const it of q.items) {
     box.append(el("h3", "", it.id + " · " + it.title));
+    if (it.stem) box.append(markdown(it.stem));
     box.append(el("p", "dim", plural(it.answered, "answers")));
     const most = Math.max(1, ...it.options.map(o => o.count));
     for (const o of it.options) {
@@ -145,7 +193,13 @@ function renderSummary() {
   renderQuiz(s.quiz);
 }
 
+// renderJoin replaces the join line once the workshop takes no new learner.
+function renderJoin() {
+  if (view.closed || view.locked) document.getElementById("join").textContent = say("no_join");
+}
+
 function render() {
+  renderJoin();
   renderPacing();
   renderHead();
   renderRows();
@@ -160,6 +214,9 @@ function update(u) {
   }
   view.summary = u.summary;
   view.seq = u.seq;
+  view.closed = u.closed;
+  view.locked = u.locked;
+  renderJoin();
   renderRows();
   renderSummary();
   document.body.dataset.seq = String(view.seq);
