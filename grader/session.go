@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kata-mcp/kata/grader/sandbox"
@@ -111,6 +112,8 @@ type launchSpec struct {
 	hidden string
 	// handshake, when set, replaces handshakeTimeout (Options.handshake: the grader's own tests).
 	handshake time.Duration
+	// started, when set, counts every process started from the spec (Timings.Processes).
+	started *atomic.Int32
 }
 
 // handshakeWait is how long launchServer waits for the initialize exchange.
@@ -144,6 +147,9 @@ func hiddenPath(box *sandbox.Box, dir, cwd, command string, args []string) strin
 
 // start starts the process spec describes, with the memory limit of a server or client.
 func (spec launchSpec) start() (*sandbox.Process, error) {
+	if spec.started != nil {
+		spec.started.Add(1)
+	}
 	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}})
 }
 

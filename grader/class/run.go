@@ -272,7 +272,9 @@ func gradeOne(ctx context.Context, lib *katas.Library, l Learner, hash string, s
 	}()
 	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rep := grade(lctx, lib, l.Dir, grader.Options{Seed: seed, SeedSet: true})
+	// Batch: the other learners use the cores while this one's slow fixtures wait, so it is
+	// graded on as few processes as the interface allows (docs/grading.md#instances).
+	rep := grade(lctx, lib, l.Dir, grader.Options{Seed: seed, SeedSet: true, Batch: true})
 	if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
 		msg := fmt.Sprintf("grading took longer than %s, far beyond the grader's own deadlines (docs/grading.md#deadlines); its processes were stopped. A machine this loaded grades unfairly: grade again with fewer --jobs", timeout)
 		kata := rep.Kata
