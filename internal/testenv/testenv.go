@@ -4,6 +4,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,4 +21,46 @@ func UseGoBuildCache() {
 	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" && dir != "off" {
 		os.Setenv("KATA_GO_CACHE", dir)
 	}
+}
+
+// SkipVersionManagerShims puts the folder of the real python3 and node first on PATH when the
+// ones PATH names are a version manager's shims (pyenv's, asdf's: a script that works out
+// which version to run, on every start). The tests start thousands of learner processes, and
+// a shim costs more CPU than the interpreter's own start (pyenv's runs about twenty shell
+// processes); the interpreter is the one the shim would run, asked for its own path.
+func SkipVersionManagerShims() {
+	for _, probe := range []struct {
+		name string
+		args []string
+	}{
+		{"python3", []string{"-c", "import sys; print(sys.executable)"}},
+		{"node", []string{"-p", "process.execPath"}},
+	} {
+		found, err := exec.LookPath(probe.name)
+		if err != nil || !isScript(found) {
+			continue
+		}
+		out, err := exec.Command(found, probe.args...).Output()
+		real := strings.TrimSpace(string(out))
+		if err != nil || !filepath.IsAbs(real) || isScript(real) {
+			continue
+		}
+		dir := filepath.Dir(real)
+		if st, err := os.Stat(filepath.Join(dir, probe.name)); err != nil || st.IsDir() {
+			continue
+		}
+		os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+}
+
+// isScript reports whether the file at path starts with "#!".
+func isScript(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	n, _ := f.Read(head)
+	return n == 2 && string(head) == "#!"
 }
