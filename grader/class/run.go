@@ -19,13 +19,21 @@ import (
 // stretch.
 const DefaultTimeout = 5 * time.Minute
 
+// DefaultJobs is how many learners a batch grades at once unless told: two per core. Each
+// learner is graded as one of a batch (grader.Options.Batch): its fixtures that wait for a
+// timeout wait one after another on one server instance, a few seconds in all, and while one
+// learner waits another uses the core. Each learner then starts three processes at most at
+// once (two server instances and a client), so two learners per core start fewer than one
+// learner per core did with an instance per waiting fixture.
+func DefaultJobs() int { return 2 * runtime.NumCPU() }
+
 // Options tune a batch.
 type Options struct {
 	// Seed is every learner's seed when SeedSet; otherwise the class's seed from the store, or
 	// a new one drawn and saved.
 	Seed    int64
 	SeedSet bool
-	// Jobs is how many learners are graded at once; 0 means runtime.NumCPU().
+	// Jobs is how many learners are graded at once; 0 means DefaultJobs().
 	Jobs int
 	// Regrade grades every learner, even those with a result of the same folder and seed.
 	Regrade bool
@@ -121,7 +129,7 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+		jobs = DefaultJobs()
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
