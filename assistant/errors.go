@@ -3,12 +3,13 @@ package assistant
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The categories of a failed tool call (a ToolError's errorCategory), kata's own typed error
-// contract for its tools; README.md ("Use with an assistant") documents them. The MCP
+// contract for its tools; docs/assistant.md documents them. The MCP
 // specification defines no categories: like the katas' contracts, this one is a convention
 // carried in structuredContent.
 const (
@@ -54,8 +55,18 @@ type ToolError struct {
 	Explanation string `json:"explanation"`
 }
 
-// toolErr returns the typed error of category with an explanation.
+// toolErr returns the typed error of category with an explanation. Every string or error
+// among args is clipped (clip): an argument the client sent may be megabytes long, and the
+// explanation quotes no more than its start.
 func toolErr(category, format string, args ...any) *ToolError {
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			args[i] = clip(v)
+		case error:
+			args[i] = clip(v.Error())
+		}
+	}
 	return &ToolError{IsError: true, ErrorCategory: category, IsRetryable: Retryable[category],
 		Explanation: fmt.Sprintf(format, args...)}
 }
@@ -76,4 +87,20 @@ func (e *ToolError) result() *mcp.CallToolResult {
 		StructuredContent: json.RawMessage(b),
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
 	}
+}
+
+// maxEcho is how many bytes of a value the client sent an explanation or error message quotes.
+const maxEcho = 1024
+
+// clip returns s when it is at most maxEcho bytes long; otherwise its first maxEcho bytes (cut
+// at a character boundary) and how long it was, so that a huge argument is never echoed whole.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }

@@ -32,7 +32,7 @@ type KataSummary struct {
 	Languages []string `json:"languages"`
 }
 
-// LayerRef is one layer's resource: its name, URI and approximate size in bytes.
+// LayerRef is one layer's resource: its name, URI and size in bytes (what a read returns).
 type LayerRef struct {
 	Name string `json:"name"`
 	URI  string `json:"uri"`
@@ -54,9 +54,9 @@ func (s *server) listKatas(context.Context, *mcp.CallToolRequest, struct{}) (Kat
 			Layers: []LayerRef{}, TaskSteps: []StepRef{}, Items: len(p.Items),
 			Graded: nonNil(p.Graded), Languages: nonNil(p.Languages)}
 		for _, layer := range p.Layers {
-			size, err := s.lib.LayerSize(p.ID, layer)
-			if err != nil {
-				return KataList{}, toolErr(CategoryInternal, "listing %s: %v", p.ID, err)
+			size, ok := s.layerSize(p.ID, layer)
+			if !ok {
+				return KataList{}, toolErr(CategoryInternal, "the layer %s of %s cannot be read; read its resource %s to see why", layer, p.ID, LayerURI(p.ID, layer))
 			}
 			k.Layers = append(k.Layers, LayerRef{Name: layer, URI: LayerURI(p.ID, layer), Size: size})
 		}

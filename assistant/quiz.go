@@ -16,7 +16,7 @@ import (
 type quizItemArgs struct {
 	Kata string `json:"kata" jsonschema:"the kata's id, as list_katas gives it"`
 	Item string `json:"item,omitempty" jsonschema:"the item's id, such as se-01; leave it out for an item drawn at random"`
-	Seed *int64 `json:"seed,omitempty" jsonschema:"repeats a draw: the same seed gives the same item and the same option order"`
+	Seed *int64 `json:"seed,omitempty" jsonschema:"repeats a draw: the same seed gives the same item and the same option order (quiz_item's seeds are below 2^53, exact in every JSON reader)"`
 }
 
 // QuizItem is quiz_item's result: one exam item without its key or rationales.
@@ -33,7 +33,8 @@ type QuizItem struct {
 	Choose int `json:"choose"`
 	// Options in display order (shuffled), each with its stable id.
 	Options []QuizOption `json:"options"`
-	// Seed repeats this draw and order.
+	// Seed repeats this draw and order. A seed quiz_item draws is in [0, MaxSeed], so that a
+	// client that reads JSON numbers as doubles (JavaScript) passes it back unchanged.
 	Seed int64 `json:"seed"`
 	// Items counts the kata's items.
 	Items int `json:"items"`
@@ -45,6 +46,10 @@ type QuizOption struct {
 	Text string `json:"text"`
 }
 
+// MaxSeed is the largest seed quiz_item draws: 2^53 - 1, the largest integer a JSON reader
+// that holds numbers as IEEE doubles (JavaScript's JSON.parse) reads exactly.
+const MaxSeed = 1<<53 - 1
+
 // quizItem is the quiz_item tool.
 func (s *server) quizItem(_ context.Context, _ *mcp.CallToolRequest, in quizItemArgs) (QuizItem, *ToolError) {
 	p, terr := s.packet(ToolQuizItem, in.Kata)
@@ -54,7 +59,7 @@ func (s *server) quizItem(_ context.Context, _ *mcp.CallToolRequest, in quizItem
 	if len(p.Items) == 0 {
 		return QuizItem{}, toolErr(CategoryNotFound, "kata %s has no exam items", p.ID)
 	}
-	seed := rand.Int64()
+	seed := rand.Int64N(MaxSeed + 1)
 	if in.Seed != nil {
 		seed = *in.Seed
 	}

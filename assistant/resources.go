@@ -31,15 +31,38 @@ var layerPurpose = map[string]string{
 	"templates": "what the starter workspace holds and how to run it",
 }
 
-// addResources registers one resource per layer and per task step. A layer's size comes from
-// the sizes of its files (katas.Library.LayerSize), so listing reads no layer.
+// measureLayers reads every layer once, one at a time, to learn the exact size in bytes of what
+// a read of it returns (its files' sizes as stored understate it: an embedded asset table, front
+// matter shown as a code block, a locale twin that does not agree and is replaced by English),
+// and releases the last one. A layer that cannot be read is left out: its resource is listed
+// without a size, and reading it reports the problem.
+func (s *server) measureLayers() {
+	s.sizes = map[string]int64{}
+	s.layers.Lock()
+	defer s.layers.Unlock()
+	for _, p := range s.lib.Packets() {
+		for _, layer := range p.Layers {
+			if l, err := s.lib.LoadLayer(p.ID, layer); err == nil {
+				s.sizes[LayerURI(p.ID, layer)] = int64(len(l.Markdown()))
+			}
+		}
+	}
+	s.lib.ReleaseLayer()
+}
+
+// layerSize is the size of the layer's resource in bytes, as measureLayers found it; false
+// when the layer could not be read.
+func (s *server) layerSize(kata, layer string) (int64, bool) {
+	n, ok := s.sizes[LayerURI(kata, layer)]
+	return n, ok
+}
+
+// addResources registers one resource per layer and per task step, each listed with the exact
+// size of what a read returns (measureLayers); listing reads no layer.
 func (s *server) addResources(ms *mcp.Server) error {
 	for _, p := range s.lib.Packets() {
 		for i, layer := range p.Layers {
-			size, err := s.lib.LayerSize(p.ID, layer)
-			if err != nil {
-				return err
-			}
+			size, _ := s.layerSize(p.ID, layer)
 			desc := fmt.Sprintf("Layer %d of %d of the kata %s: %s.", i+1, len(p.Layers), p.ID, layerPurpose[layer])
 			if layer == promptsLayer {
 				desc += " Each is also one of this server's prompts."

@@ -577,3 +577,78 @@ func TestGradeReferences(t *testing.T) {
 		t.Errorf("OnGrade received %d reports, want 2", len(recorded))
 	}
 }
+
+// TestListedSizesAreReadSizes: every resource's listed size, and every layer's size in
+// list_katas, is the number of bytes a read of it returns (an embedded asset table and front
+// matter shown as a code block included), in English and in a translation.
+func TestListedSizesAreReadSizes(t *testing.T) {
+	for _, locale := range []string{"", "ru"} {
+		lib := library(t)
+		if locale != "" {
+			lib = lib.Localized(locale)
+		}
+		_, cs := connect(t, lib, Options{}, nil)
+		res, err := cs.ListResources(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := map[string]int64{}
+		for _, r := range res.Resources {
+			if got := int64(len(read(t, cs, r.URI))); got != r.Size {
+				t.Errorf("%s %s: listed %d bytes, a read returns %d", locale, r.URI, r.Size, got)
+			}
+			sizes[r.URI] = r.Size
+		}
+		var list KataList
+		structured(t, call(t, cs, ToolListKatas, map[string]any{}), &list)
+		for _, k := range list.Katas {
+			for _, l := range k.Layers {
+				if l.Size != sizes[l.URI] {
+					t.Errorf("%s list_katas %s: %d bytes, the resource lists %d", locale, l.URI, l.Size, sizes[l.URI])
+				}
+			}
+		}
+	}
+}
+
+// TestQuizSeedsSurviveJavaScript: a seed quiz_item draws is at most 2^53 - 1, so a client that
+// reads it as a double passes back the same number, and that seed gives the same item and order.
+func TestQuizSeedsSurviveJavaScript(t *testing.T) {
+	_, cs := connect(t, library(t), Options{}, nil)
+	for range 20 {
+		var q QuizItem
+		structured(t, call(t, cs, ToolQuizItem, map[string]any{"kata": "mcp-structured-errors"}), &q)
+		if q.Seed < 0 || q.Seed > MaxSeed || int64(float64(q.Seed)) != q.Seed {
+			t.Fatalf("seed %d is not exact as a double", q.Seed)
+		}
+		var again QuizItem
+		structured(t, call(t, cs, ToolQuizItem, map[string]any{"kata": "mcp-structured-errors", "seed": float64(q.Seed)}), &again)
+		if again.Item != q.Item || !slices.Equal(again.Options, q.Options) {
+			t.Fatalf("seed %d: %s then %s", q.Seed, q.Item, again.Item)
+		}
+	}
+}
+
+// TestGradeWorkspaceAnnotations: grade_workspace says what it does: it records a grade (not
+// read-only, not idempotent) and runs the learner's code (open world); the other tools only read.
+func TestGradeWorkspaceAnnotations(t *testing.T) {
+	_, cs := connect(t, library(t), Options{}, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		a := tool.Annotations
+		open := a.OpenWorldHint == nil || *a.OpenWorldHint
+		switch tool.Name {
+		case ToolGradeWorkspace:
+			if a.ReadOnlyHint || a.IdempotentHint || !open || a.DestructiveHint == nil || *a.DestructiveHint {
+				t.Errorf("grade_workspace annotations %+v", a)
+			}
+		default:
+			if !a.ReadOnlyHint || open {
+				t.Errorf("%s annotations %+v", tool.Name, a)
+			}
+		}
+	}
+}

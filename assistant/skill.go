@@ -30,9 +30,22 @@ const (
 var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // SkillTools are the tools a skill lets Claude use without asking while the skill is active
-// (its allowed-tools): reading the layer files, and grading, with the CLI or with the kata MCP
-// server's tool (Claude Code names an MCP tool mcp__SERVER__TOOL).
-var SkillTools = []string{"Read", "Grep", "Glob", "Bash(kata grade *)", "mcp__" + ServerName + "__" + ToolGradeWorkspace}
+// (its allowed-tools): reading the layer files. Grading is not among them: it runs the
+// workspace's code, so Claude Code asks first, unless the skill is exported with AllowGrade.
+var SkillTools = []string{"Read", "Grep", "Glob"}
+
+// GradeTools are the tools SkillOptions.AllowGrade adds to allowed-tools: grading with the CLI
+// or with the kata MCP server's tool (Claude Code names an MCP tool mcp__SERVER__TOOL).
+var GradeTools = []string{"Bash(kata grade *)", "mcp__" + ServerName + "__" + ToolGradeWorkspace}
+
+// SkillOptions tune ExportSkill.
+type SkillOptions struct {
+	// Force overwrites files that exist with other content.
+	Force bool
+	// AllowGrade adds GradeTools to the skill's allowed-tools, so that Claude grades a
+	// workspace (and runs its code) without asking while the skill is active.
+	AllowGrade bool
+}
 
 // SkillFrontmatter is the YAML front matter of an exported SKILL.md.
 type SkillFrontmatter struct {
@@ -62,7 +75,12 @@ type AgentFrontmatter struct {
 // It reads one layer at a time. When a file it would write exists with other content it writes
 // nothing and returns an error wrapping fs.ErrExist naming the file, unless force is set. It
 // returns the paths written, sorted.
-func ExportSkill(lib *katas.Library, id, dir string, force bool) ([]string, error) {
+//
+// What it writes is the same whatever dir is and wherever it runs from: the files are meant to
+// be committed, so they name each other by paths relative to the .claude folder, never by dir.
+// A subagent whose definition calls itself read-only is written without an unrestricted Bash
+// (readOnlyTools).
+func ExportSkill(lib *katas.Library, id, dir string, opts SkillOptions) ([]string, error) {
 	p, ok := lib.Get(id)
 	if !ok {
 		return nil, fmt.Errorf("unknown kata %q (known: %s)", id, strings.Join(lib.IDs(), ", "))
@@ -87,7 +105,7 @@ func ExportSkill(lib *katas.Library, id, dir string, force bool) ([]string, erro
 					return nil, err
 				}
 				body += fmt.Sprintf("\nThe kata's packet is exported beside this file as the skill `%s`: its layers, "+
-					"task and data tables are in `%s`.\n", p.ID, filepath.ToSlash(skillDir))
+					"task and data tables are in `skills/%s/` of the same `.claude` folder (`../skills/%s/` from this file).\n", p.ID, p.ID, p.ID)
 				files[filepath.Join(dir, "agents", fm.Name+".md")] = []byte(body)
 				agents = append(agents, fm)
 			}
@@ -112,7 +130,11 @@ func ExportSkill(lib *katas.Library, id, dir string, force bool) ([]string, erro
 	}
 
 	var md strings.Builder
-	fm := SkillFrontmatter{Name: p.ID, Description: skillDescription(p), AllowedTools: SkillTools}
+	allowed := slices.Clone(SkillTools)
+	if opts.AllowGrade {
+		allowed = append(allowed, GradeTools...)
+	}
+	fm := SkillFrontmatter{Name: p.ID, Description: skillDescription(p), AllowedTools: allowed}
 	front, err := marshalYAML(fm)
 	if err != nil {
 		return nil, err
@@ -135,12 +157,13 @@ func ExportSkill(lib *katas.Library, id, dir string, force bool) ([]string, erro
 	}
 	fmt.Fprintf(&md, "\n## Workspaces and grading\n\n`kata init %s --lang %s DIR` writes a starter workspace. "+
 		"`kata grade DIR --json` grades it (exit 0 pass, 1 fail, 2 cannot grade; every test names its task step); "+
-		"with the kata MCP server configured (`kata mcp --print-config`), the `%s` tool does the same.\n",
-		p.ID, strings.Join(p.Languages, "|"), ToolGradeWorkspace)
+		"with the kata MCP server configured (`kata mcp --print-config`), the `%s` tool does the same. "+
+		"Grading runs the workspace's code: %s\n",
+		p.ID, strings.Join(p.Languages, "|"), ToolGradeWorkspace, gradeNote(opts.AllowGrade))
 	files[filepath.Join(skillDir, "SKILL.md")] = []byte(md.String())
 
 	paths := slices.Sorted(maps.Keys(files))
-	if !force {
+	if !opts.Force {
 		for _, f := range paths {
 			if old, err := os.ReadFile(f); err == nil && !bytes.Equal(old, files[f]) {
 				return nil, fmt.Errorf("%s exists with other content (%w); nothing was written: pass --force to overwrite it, or choose another folder", f, fs.ErrExist)
@@ -156,6 +179,14 @@ func ExportSkill(lib *katas.Library, id, dir string, force bool) ([]string, erro
 		}
 	}
 	return paths, nil
+}
+
+// gradeNote says in SKILL.md whether grading is pre-approved.
+func gradeNote(allowed bool) string {
+	if allowed {
+		return "this skill was exported with `--allow-grade`, so Claude grades without asking while it is active."
+	}
+	return "Claude Code asks before each grade (export with `--allow-grade` to pre-approve it for your own workspaces)."
 }
 
 // skillDescription is what Claude reads to decide when to load the skill: what the kata
@@ -196,7 +227,54 @@ func agentDefinition(p *katas.Packet, f katas.LayerFile) (AgentFrontmatter, stri
 	case strings.TrimSpace(fm.Description) == "":
 		return fm, "", fmt.Errorf("%s: front matter: a subagent needs a description (Claude decides from it when to delegate)", file)
 	}
+	if tools, dropped := readOnlyTools(fm, f.Markdown); dropped {
+		// Only the tools line changes: every other field (model, colour, …) stays as written.
+		lines := strings.Split(raw, "\n")
+		replaced := false
+		for i, l := range lines {
+			if strings.HasPrefix(l, "tools:") {
+				lines[i], replaced = "tools: "+tools, true
+			}
+		}
+		if !replaced {
+			return fm, "", fmt.Errorf("%s: front matter: tools must be one line, a comma-separated list", file)
+		}
+		fm.Tools = tools
+		_, rest, _ := SplitFrontMatter(f.Markdown)
+		return fm, "---\n" + strings.Join(lines, "\n") + "---\n" + rest + "\n" + readOnlyNote, nil
+	}
 	return fm, f.Markdown, nil
+}
+
+// readOnlyNote ends a subagent definition whose Bash readOnlyTools took away.
+const readOnlyNote = "Exported without Bash: this subagent is read-only, and Bash would let it run any command " +
+	"(and `kata grade` runs a workspace's code). Where a step above needs a command, such as `git log` or " +
+	"`kata grade --json`, name the command in your report for the main conversation to run.\n"
+
+// readOnlyTools returns the tools of a subagent whose description or text calls it read-only,
+// without an unrestricted Bash (a bare "Bash" or "Bash(*)"), and whether it took Bash away.
+// Claude Code gives a subagent exactly the tools its definition lists, and Bash runs any
+// command: a read-only reviewer with it is read-only in name only.
+func readOnlyTools(fm AgentFrontmatter, md string) (string, bool) {
+	if !strings.Contains(strings.ToLower(fm.Description+"\n"+md), "read-only") || fm.Tools == "" {
+		return fm.Tools, false
+	}
+	var kept []string
+	dropped := false
+	for _, t := range strings.Split(fm.Tools, ",") {
+		t = strings.TrimSpace(t)
+		if t == "Bash" || t == "Bash(*)" {
+			dropped = true
+			continue
+		}
+		if t != "" {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 { // no tools line at all would give the subagent every tool
+		kept = []string{"Read", "Grep", "Glob"}
+	}
+	return strings.Join(kept, ", "), dropped
 }
 
 // SplitFrontMatter splits a Markdown file that starts with YAML front matter ("---" on the

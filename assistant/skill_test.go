@@ -52,7 +52,7 @@ func TestExportSkill(t *testing.T) {
 	for _, id := range []string{"mcp-structured-errors", "mcp-engineering"} {
 		t.Run(id, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), ".claude")
-			paths, err := ExportSkill(lib, id, dir, false)
+			paths, err := ExportSkill(lib, id, dir, SkillOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,13 +125,13 @@ func TestExportSkill(t *testing.T) {
 
 			// A second export of the same packet changes nothing; one over an edited file
 			// refuses and writes nothing, unless forced.
-			if _, err := ExportSkill(lib, id, dir, false); err != nil {
+			if _, err := ExportSkill(lib, id, dir, SkillOptions{}); err != nil {
 				t.Errorf("re-exporting: %v", err)
 			}
 			knowledge := filepath.Join(skillDir, "knowledge.md")
 			os.WriteFile(knowledge, []byte("my notes\n"), 0o644)
 			os.Remove(filepath.Join(skillDir, "task.md"))
-			_, err = ExportSkill(lib, id, dir, false)
+			_, err = ExportSkill(lib, id, dir, SkillOptions{})
 			if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), knowledge) {
 				t.Errorf("exporting over an edited file: %v", err)
 			}
@@ -141,13 +141,13 @@ func TestExportSkill(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(skillDir, "task.md")); err == nil {
 				t.Error("a refused export wrote other files")
 			}
-			again, err := ExportSkill(lib, id, dir, true)
+			again, err := ExportSkill(lib, id, dir, SkillOptions{Force: true})
 			if err != nil || !slices.Equal(again, paths) {
 				t.Errorf("forced export: %v, %v", err, again)
 			}
 		})
 	}
-	if _, err := ExportSkill(lib, "nope", t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "mcp-engineering") {
+	if _, err := ExportSkill(lib, "nope", t.TempDir(), SkillOptions{}); err == nil || !strings.Contains(err.Error(), "mcp-engineering") {
 		t.Errorf("an unknown kata: %v", err)
 	}
 }
@@ -155,7 +155,7 @@ func TestExportSkill(t *testing.T) {
 func TestExportedAssetsAreTheData(t *testing.T) {
 	lib := library(t)
 	dir := t.TempDir()
-	if _, err := ExportSkill(lib, "mcp-engineering", dir, false); err != nil {
+	if _, err := ExportSkill(lib, "mcp-engineering", dir, SkillOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := lib.Get("mcp-engineering")
@@ -163,5 +163,88 @@ func TestExportedAssetsAreTheData(t *testing.T) {
 	got, _ := filepath.Glob(filepath.Join(dir, "skills", "mcp-engineering", "assets", "*.json"))
 	if len(want) == 0 || len(got) != len(want) {
 		t.Errorf("assets %v, want %v", got, want)
+	}
+}
+
+// TestExportSkillIsSafeToCommit: the files are the same byte for byte whether the folder is
+// given as an absolute path or as a relative one from a subfolder, and name no machine's path;
+// grading is pre-approved only with AllowGrade; a read-only subagent gets no unrestricted Bash.
+func TestExportSkillIsSafeToCommit(t *testing.T) {
+	lib := library(t)
+	root := t.TempDir()
+	abs := filepath.Join(root, "a", ".claude")
+	if _, err := ExportSkill(lib, "mcp-engineering", abs, SkillOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "b", "src", "deep")
+	os.MkdirAll(sub, 0o755)
+	t.Chdir(sub)
+	if _, err := ExportSkill(lib, "mcp-engineering", filepath.Join("..", "..", ".claude"), SkillOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rel := filepath.Join(root, "b", ".claude")
+	err := filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		name, _ := filepath.Rel(abs, path)
+		a, _ := os.ReadFile(path)
+		b, err := os.ReadFile(filepath.Join(rel, name))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs between an absolute and a relative export folder", name)
+		}
+		for _, bad := range []string{root, "../.claude", "../../"} {
+			if strings.Contains(string(a), bad) {
+				t.Errorf("%s names %q", name, bad)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(abs, "agents", "mcp-engineering-reviewer.md")
+	am, body := frontMatter(t, agent)
+	if !strings.Contains(body, "`../skills/mcp-engineering/`") {
+		t.Errorf("the subagent does not point at its skill folder relative to itself:\n%s", body)
+	}
+	// The reviewer calls itself read-only: the export leaves it every tool but Bash.
+	if tools, _ := am["tools"].(string); tools != "Read, Grep, Glob" || !strings.Contains(body, "Exported without Bash") {
+		t.Errorf("the read-only reviewer's tools: %q", tools)
+	}
+	allowed := func(dir string) []any {
+		fm, _ := frontMatter(t, filepath.Join(dir, "skills", "mcp-engineering", "SKILL.md"))
+		tools, _ := fm["allowed-tools"].([]any)
+		return tools
+	}
+	for _, tool := range allowed(abs) {
+		if s, _ := tool.(string); strings.Contains(s, "grade") || strings.HasPrefix(s, "Bash") || strings.HasPrefix(s, "mcp__") {
+			t.Errorf("allowed-tools pre-approves %s without --allow-grade", s)
+		}
+	}
+	opted := filepath.Join(root, "c", ".claude")
+	if _, err := ExportSkill(lib, "mcp-engineering", opted, SkillOptions{AllowGrade: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := allowed(opted); !slices.Contains(got, any("Bash(kata grade *)")) || !slices.Contains(got, any("mcp__kata__grade_workspace")) {
+		t.Errorf("with AllowGrade, allowed-tools %v", got)
+	}
+}
+
+func TestReadOnlyTools(t *testing.T) {
+	for _, c := range []struct {
+		desc, tools, want string
+		dropped           bool
+	}{
+		{"Reviews things. Read-only; reports findings.", "Read, Grep, Glob, Bash", "Read, Grep, Glob", true},
+		{"Reviews things. Read-only.", "Bash", "Read, Grep, Glob", true},
+		{"Reviews things. Read-only.", "Read, Bash(*)", "Read", true},
+		{"Reviews things. Read-only.", "Read, Bash(git log *)", "Read, Bash(git log *)", false},
+		{"Fixes things.", "Read, Edit, Bash", "Read, Edit, Bash", false},
+	} {
+		got, dropped := readOnlyTools(AgentFrontmatter{Description: c.desc, Tools: c.tools}, "")
+		if got != c.want || dropped != c.dropped {
+			t.Errorf("%q %q: %q %v, want %q %v", c.desc, c.tools, got, dropped, c.want, c.dropped)
+		}
 	}
 }

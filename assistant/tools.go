@@ -162,7 +162,7 @@ const (
 
 // addTools registers the four tools.
 func (s *server) addTools(ms *mcp.Server) error {
-	no := false
+	no, yes := false, true
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 	errs := []error{
 		addTool(ms, &mcp.Tool{Name: ToolListKatas, Title: "List the katas",
@@ -173,8 +173,12 @@ func (s *server) addTools(ms *mcp.Server) error {
 			Description: "Grades a learner's workspace folder (one made by `kata init`, holding kata.json) against its kata's hidden " +
 				"fixtures, as `kata grade --json` does: it launches the workspace's server (and client), so it runs the " +
 				"learner's code. Returns the report: status pass, fail or error, and every test with its task_id and, on " +
-				"failure, a message. Takes from seconds to a minute or two; sends progress when asked to.",
-			Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}}, s.gradeWorkspace),
+				"failure, a message. Each call records the grade in the learner's progress. Takes from seconds to a minute " +
+				"or two; sends progress when asked to.",
+			// Not read-only and not idempotent: each call records a grade in the learner's
+			// progress. Not destructive: it adds a grade and changes nothing else. Open world: it
+			// runs the learner's code, which kata does not control.
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, IdempotentHint: false, DestructiveHint: &no, OpenWorldHint: &yes}}, s.gradeWorkspace),
 		addTool(ms, &mcp.Tool{Name: ToolQuizItem, Title: "Show an exam item",
 			Description: "Shows one exam item of a kata, without its key or rationales: the stem, how many options to choose, and " +
 				"the options (in a shuffled order, each with a stable id). Name the item, or leave it out for one drawn at " +

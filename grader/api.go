@@ -4,13 +4,13 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kata-mcp/kata/grader/sandbox"
 	"github.com/kata-mcp/kata/katas"
 )
 
@@ -72,13 +72,19 @@ type behaviour struct {
 const slowHold = 6 * apiTimeout
 
 // startOrdersAPI listens on a free loopback port.
-func startOrdersAPI(token string) (*ordersAPI, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func startOrdersAPI(token string) (*ordersAPI, error) { return startOrdersAPIIn(nil, token) }
+
+// startOrdersAPIIn starts the Orders API of a run whose learner processes box confines, where
+// box.ListenAPI says (docs/grading.md#sandbox-network): on a Unix socket that only this run's
+// server sandboxes reach, through their forwarder, when they have a network of their own; else
+// on a free loopback port (box nil: the grader's own tests).
+func startOrdersAPIIn(box *sandbox.Box, token string) (*ordersAPI, error) {
+	ln, url, err := box.ListenAPI()
 	if err != nil {
 		return nil, fmt.Errorf("orders API: %w", err)
 	}
 	a := &ordersAPI{
-		URL:       "http://" + ln.Addr().String(),
+		URL:       url,
 		token:     token,
 		stop:      make(chan struct{}),
 		orders:    map[string]*behaviour{},

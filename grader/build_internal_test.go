@@ -22,7 +22,7 @@ func TestBuildTimeLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer box.Close()
-		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo compiling; sleep 60"}}, 300*time.Millisecond)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo compiling; sleep 60"}}, 300*time.Millisecond, false)
 		msg := ""
 		if err != nil {
 			msg = err.Error()
@@ -35,21 +35,21 @@ func TestBuildTimeLimit(t *testing.T) {
 		if strings.Contains(msg, "signal: killed") {
 			t.Errorf("isolation %s: %q", box.Isolation().Kind, msg)
 		}
-		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops >&2; exit 3"}}, time.Minute)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops >&2; exit 3"}}, time.Minute, false)
 		if err == nil || !strings.Contains(err.Error(), "exited with code 3") || !strings.Contains(err.Error(), "oops") {
 			t.Errorf("isolation %s: a failing build says %v", box.Isolation().Kind, err)
 		}
 		// a build that wrote nothing leaves no empty line at the end of the message (a CSV cell)
-		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "exec sleep 60"}}, 300*time.Millisecond)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "exec sleep 60"}}, 300*time.Millisecond, false)
 		if err == nil || !strings.HasSuffix(err.Error(), "was killed") {
 			t.Errorf("isolation %s: a silent build past its limit says %q; want it to end with \"was killed\"", box.Isolation().Kind, err)
 		}
-		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops; echo; exit 3"}}, time.Minute)
+		err = runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "echo oops; echo; exit 3"}}, time.Minute, false)
 		if err == nil || !strings.HasSuffix(err.Error(), "exited with code 3\noops") {
 			t.Errorf("isolation %s: a failing build says %q; want its output after the message, no trailing blank line", box.Isolation().Kind, err)
 		}
 		// the build runs in the workspace, and may write there
-		if err := runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "mkdir -p .kata/bin && echo built > .kata/bin/out"}}, time.Minute); err != nil {
+		if err := runBuild(context.Background(), box, &Command{Command: "sh", Args: []string{"-c", "mkdir -p .kata/bin && echo built > .kata/bin/out"}}, time.Minute, false); err != nil {
 			t.Errorf("isolation %s: %v", box.Isolation().Kind, err)
 		}
 		if b, _ := os.ReadFile(filepath.Join(ws, ".kata", "bin", "out")); string(b) != "built\n" {

@@ -9,7 +9,8 @@ import (
 
 // TestSecretRulesNameTheLine: a literal sk-… key in any server entry, whatever its exact length
 // (gitleaks' provider rules want the exact shape), fails no-literal-secrets naming its line;
-// under an env name like DOCS_KEY it also fails credential-refs. ${VAR} references pass.
+// under an env name like DOCS_KEY it also fails credential-refs, as does any default there, a
+// secret's shape or not (docs/grading.md#config-rules). ${VAR} references pass.
 func TestSecretRulesNameTheLine(t *testing.T) {
 	cases := []struct {
 		name, secret string
@@ -23,6 +24,9 @@ func TestSecretRulesNameTheLine(t *testing.T) {
 		// A default is what reaches the server when the variable is unset: a literal too.
 		{"hidden in a default", "${DOCS_KEY:-sk-1234567890abcdefABCDEF0123}", 14, "no-literal-secrets"},
 		{"default under a *_KEY name", "${DOCS_KEY:-sk-1234567890abcdefABCDEF0123}", 14, "credential-refs"},
+		// A default no detector recognises is still a credential written into the file.
+		{"plain default under a *_KEY name", "${DOCS_KEY:-dev-key-4821}", 14, "credential-refs"},
+		{"plain default after Bearer", "Bearer ${DOCS_KEY:-dev-key-4821}", 14, "credential-refs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -132,7 +132,7 @@ var serverRules = []Rule{
 	{RuleFailureIsResult, "server", "tool-results", "a tool failure is a tools/call result with isError: true, never a JSON-RPC error", nil},
 	{RuleValidResult, "server", "tool-results", "every result decodes as a CallToolResult (isError a JSON boolean, content blocks well formed)", nil},
 	{RuleUnknownTool, "server", "unknown-tools", "a call of a tool the server does not have gets a JSON-RPC error (-32602, or -32601); a tool result with isError: true passes with a note", expectsProtocolError},
-	{RuleArgumentsInHandler, "server", "input-schemas", "arguments are declared but not required in the input schema, so the handler sees bad input and answers with the typed payload", nil},
+	{RuleArgumentsInHandler, "server", "input-schemas", "a missing or malformed argument is answered with the kata's typed payload, not with an SDK's untyped schema error", nil},
 	{RulePayloadJSON, "server", "tool-results", "the payload is a JSON object, in structuredContent or as the JSON text of the first content block", nil},
 	{RuleTextMirror, "server", "tool-results", "a result with structuredContent carries the same payload as JSON text in its first content block", nil},
 	{RuleSuccessPayload, "server", "tool-results", "a success has isError false or absent and carries the API's data under the tool's key (order, orders, refund)", nil},

@@ -311,7 +311,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	token := make([]byte, 16)
 	rand.Read(token)
-	api, err := startOrdersAPI(hex.EncodeToString(token))
+	api, err := startOrdersAPIIn(r.box, hex.EncodeToString(token))
 	if err != nil {
 		return err
 	}
@@ -327,15 +327,18 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
-		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, started: &r.procs}
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, api: true, started: &r.procs}
 	if r.hasRefusedFixture() {
-		closed, release, err := closedPortURL()
-		if err != nil {
-			api.close()
-			r.api = nil
-			return err
+		closed, ok := r.box.ClosedAPIURL()
+		if !ok {
+			var release func()
+			if closed, release, err = closedPortURL(); err != nil {
+				api.close()
+				r.api = nil
+				return err
+			}
+			r.releasePort = release
 		}
-		r.releasePort = release
 		vars["ORDERS_API_URL"] = closed
 		ref, err := mc.expandEntry(entry, r.box.LookupEnv(vars))
 		if err != nil {
@@ -375,14 +378,21 @@ func checkClientCommand(dir string, c *Command, raw []byte) error {
 // build runs kata.json's build command, once per grade, when there is one; then checks that
 // the client command, when the kata grades a client, can be started.
 func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
+	limit := buildDeadline
+	if r.box.GoCacheFresh() {
+		limit = freshCacheDeadline
+	}
+	if needsModuleDownload(r.box) {
+		r.info(i18n.M("harness.progress.building"))
+		r.procs.Add(1)
+		if err := runBuild(ctx, r.box, moduleDownload, limit, true); err != nil {
+			return err
+		}
+	}
 	if kc.Build != nil {
 		r.info(i18n.M("harness.progress.building"))
-		limit := buildDeadline
-		if r.box.GoCacheFresh() {
-			limit = freshCacheDeadline
-		}
 		r.procs.Add(1)
-		if err := runBuild(ctx, r.box, kc.Build, limit); err != nil {
+		if err := runBuild(ctx, r.box, kc.Build, limit, false); err != nil {
 			return err
 		}
 		r.box.BuiltWith(kc.Build.Command)
@@ -393,6 +403,22 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	return nil
 }
 
+// moduleDownload is the one step kata runs with the machine's network, before the build, in a
+// sandbox whose network is otherwise its own (docs/grading.md#kata-json): it downloads the
+// Go modules the workspace's go.sum pins into its GOPATH (.kata/go), so that the build, the
+// server and the client, which get no network, find them there.
+var moduleDownload = &Command{Command: "go", Args: []string{"mod", "download"}}
+
+// needsModuleDownload reports whether the run needs moduleDownload: its learner processes get no
+// network (sandbox.Isolation.PrivateNetwork) and its workspace has a go.sum.
+func needsModuleDownload(b *sandbox.Box) bool {
+	if !b.Isolation().PrivateNetwork() {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(b.Workspace(), "go.sum"))
+	return err == nil
+}
+
 // buildDeadline bounds the build (docs/grading.md#deadlines); freshCacheDeadline replaces it
 // until a Go build has finished in kata's Go build cache (goCacheStamp), since a first Go
 // build compiles the standard library.
@@ -401,12 +427,12 @@ const (
 	freshCacheDeadline = 5 * time.Minute
 )
 
-// runBuild runs kata.json's build command once, in the sandbox, within limit; a failure is a
-// submission error carrying the build's output tail, and a build still running at limit is
-// killed and says so, naming the limit.
-func runBuild(ctx context.Context, b *sandbox.Box, c *Command, limit time.Duration) error {
+// runBuild runs kata.json's build command (or moduleDownload, with network) once, in the
+// sandbox, within limit; a failure is a submission error carrying the build's output tail, and
+// a build still running at limit is killed and says so, naming the limit.
+func runBuild(ctx context.Context, b *sandbox.Box, c *Command, limit time.Duration, network bool) error {
 	out := sandbox.NewTail(sandbox.StderrCap)
-	p, err := sandbox.Start(b, sandbox.Spec{WS: b.Workspace(), Command: c.Command, Args: c.Args, Env: b.Env(nil), Output: out})
+	p, err := sandbox.Start(b, sandbox.Spec{WS: b.Workspace(), Command: c.Command, Args: c.Args, Env: b.Env(nil), Output: out, Network: network})
 	if err != nil {
 		return sayErr("kata.json", 0, i18n.M("harness.build.start_failed", "Command", commandLine(c), "Error", errText(err)))
 	}

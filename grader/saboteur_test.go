@@ -2,16 +2,25 @@ package grader_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/grader/sandbox"
+	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
 )
 
 // hammer is Python that a saboteur's server runs beside its own (correct) work: a thread that
@@ -77,14 +86,79 @@ func verdict(rep *grader.Report) string {
 	return b.String()
 }
 
+// saboteurFixtures are the server fixtures of mcp-error-responses the saboteur test grades:
+// those whose verdict counts the requests an id got (a saboteur's junk request for one would
+// fail no-request-for-invalid or the retry counts), without the timeouts and refused
+// connections that cost a server instance each. Sixteen grades of these cost less than ten
+// full ones.
+var saboteurFixtures = []string{"lookup-ok", "lookup-malformed-arg", "search-malformed-arg", "refund-malformed-order-id",
+	"lookup-rate-limited", "search-pages"}
+
+// saboteurLibrary is the embedded packets with mcp-error-responses' server fixtures (and their
+// translations) cut to saboteurFixtures.
+func saboteurLibrary(t *testing.T) *katas.Library {
+	t.Helper()
+	over := fstest.MapFS{}
+	for _, name := range []string{"server.json", "server.es.json", "server.ru.json"} {
+		path := "mcp-error-responses/fixtures/" + name
+		raw, err := fs.ReadFile(packets.FS, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Part     string            `json:"part"`
+			Fixtures []json.RawMessage `json:"fixtures"`
+		}
+		if err := json.Unmarshal(raw, &set); err != nil {
+			t.Fatal(err)
+		}
+		kept := set.Fixtures[:0]
+		for _, f := range set.Fixtures {
+			var id struct {
+				ID string `json:"id"`
+			}
+			json.Unmarshal(f, &id)
+			if slices.Contains(saboteurFixtures, id.ID) {
+				kept = append(kept, f)
+			}
+		}
+		set.Fixtures = kept
+		if raw, err = json.Marshal(set); err != nil {
+			t.Fatal(err)
+		}
+		over[path] = &fstest.MapFile{Data: raw}
+	}
+	lib, err := katas.Discover(overlayFS{over, packets.FS}, "embedded")
+	if err != nil {
+		t.Fatalf("the packets with fewer fixtures: %v", err)
+	}
+	return lib
+}
+
+// overlayFS serves the files of top, and every other name from base.
+type overlayFS struct {
+	top  fstest.MapFS
+	base fs.FS
+}
+
+func (o overlayFS) Open(name string) (fs.File, error) {
+	if _, ok := o.top[name]; ok {
+		return o.top.Open(name)
+	}
+	return o.base.Open(name)
+}
+
 // TestHostileSaboteurChangesNoHonestVerdict: in a class of three graded at once, a learner whose
-// server hammers the other grades' Orders APIs with requests lacking any token changes neither honest learner's verdict, in any of several runs; each
-// verdict is the one the learner gets graded alone with the same seed.
+// server hammers the other grades' Orders APIs with requests lacking any token changes neither
+// honest learner's verdict, in any of five runs; each verdict is the one the learner gets
+// graded alone with the same seed. Where learner code has a network of its own, the saboteur
+// reaches nothing on the machine's loopback at all: not the other grades' Orders APIs (Unix
+// sockets it cannot see), nor a canary listener of the test's own, whose port it is told.
 func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades three learners several times")
 	}
-	lib := library(t)
+	lib := saboteurLibrary(t)
 	honest := []string{
 		workspace(t, lib, "mcp-error-responses", "python", filepath.Join("..", "testdata", "references", "mcp-error-responses", "python", "correct")),
 		workspace(t, lib, "mcp-error-responses", "python", filepath.Join("..", "testdata", "references", "mcp-error-responses", "python", "correct")),
@@ -100,6 +174,22 @@ func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 	if !strings.HasPrefix(alone, "pass") {
 		t.Fatalf("the honest learner alone does not pass:\n%s", alone)
 	}
+	canary, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer canary.Close()
+	var reached atomic.Int64
+	go func() {
+		for {
+			c, err := canary.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -110,11 +200,13 @@ func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 			tmp := filepath.Join(saboteur, "ports.tmp")
+			// the test's own loopback ports: the Orders APIs where they listen on loopback, and
+			// the canary
 			os.WriteFile(tmp, []byte(strings.Join(ownListeningPorts(), " ")), 0o644)
 			os.Rename(tmp, filepath.Join(saboteur, "ports.txt"))
 		}
 	}()
-	for run := range 3 {
+	for run := range 5 {
 		reps := make([]*grader.Report, 3)
 		var wg sync.WaitGroup
 		for i, ws := range append(honest, saboteur) {
@@ -126,5 +218,8 @@ func TestHostileSaboteurChangesNoHonestVerdict(t *testing.T) {
 				t.Errorf("run %d: honest learner %d graded beside the saboteur:\n%s\nalone:\n%s", run+1, i+1, got, alone)
 			}
 		}
+	}
+	if n := reached.Load(); sandbox.DetectIsolation().PrivateNetwork() && n > 0 {
+		t.Errorf("the saboteur reached the canary on the machine's loopback %d times from its own network namespace", n)
 	}
 }

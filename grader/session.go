@@ -112,6 +112,9 @@ type launchSpec struct {
 	hidden string
 	// handshake, when set, replaces handshakeTimeout (Options.handshake: the grader's own tests).
 	handshake time.Duration
+	// api gives the process the run's Orders API (sandbox.Spec.API): the server's spec, not
+	// the client's, nor that of a server whose Orders API must refuse.
+	api bool
 	// started, when set, counts every process started from the spec (Timings.Processes).
 	started *atomic.Int32
 }
@@ -150,7 +153,7 @@ func (spec launchSpec) start() (*sandbox.Process, error) {
 	if spec.started != nil {
 		spec.started.Add(1)
 	}
-	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}})
+	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}, API: spec.api})
 }
 
 // launchServer starts the server and completes the MCP handshake at ProtocolVersion. Any

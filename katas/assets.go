@@ -161,18 +161,55 @@ func assetRefs(src []byte) (refs []struct {
 	return refs
 }
 
-// expandAssets replaces every asset directive in md with the asset's table.
+// AssetTwinName is the name of an asset's locale twin: "assets/typed-error.json", "es" →
+// "assets/typed-error.es.json". The twin words the table in another language for the layer
+// twins of that language; the grader reads only the English asset.
+func AssetTwinName(rel, locale string) string {
+	return strings.TrimSuffix(rel, ".json") + "." + locale + ".json"
+}
+
+// ReadAssetTwin reads the locale twin of the asset rel, when there is one: ok is false when the
+// packet has none. A twin has the English asset's columns and rows in number, so that a
+// translated table shows the same facts; one that does not is an error naming both counts.
+func ReadAssetTwin(fsys fs.FS, dir, rel, locale string, english *Asset) (a *Asset, ok bool, err error) {
+	twin := AssetTwinName(rel, locale)
+	if _, err := fs.Stat(fsys, path.Join(dir, twin)); err != nil {
+		return nil, false, nil
+	}
+	a, err = ReadAsset(fsys, dir, twin)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(a.Columns) != len(english.Columns) || len(a.Rows) != len(english.Rows) {
+		return nil, false, errAt(path.Join(dir, twin), 1, "%d columns and %d rows here, %d and %d in %s; a twin translates the table, it keeps its shape", len(a.Columns), len(a.Rows), len(english.Columns), len(english.Rows), path.Join(dir, rel))
+	}
+	return a, true, nil
+}
+
+// expandAssets replaces every asset directive in md with the asset's table; a layer twin
+// (file named like knowledge/03-contract.es.md) gets the asset's twin of its locale when the
+// packet has one (ReadAssetTwin).
 func expandAssets(fsys fs.FS, dir, file string, md []byte) (string, error) {
 	refs := assetRefs(md)
 	if len(refs) == 0 {
 		return string(md), nil
 	}
+	_, locale, isTwin := SplitTwin(path.Base(file))
 	var b strings.Builder
 	pos := 0
 	for _, r := range refs {
 		a, err := ReadAsset(fsys, dir, r.path)
 		if err != nil {
 			return "", errAt(file, lineOf(md, r.start), "embedding %s: %v", r.path, err)
+		}
+		if isTwin {
+			ta, ok, err := ReadAssetTwin(fsys, dir, r.path, locale, a)
+			if err != nil {
+				return "", errAt(file, lineOf(md, r.start), "embedding %s: %v", AssetTwinName(r.path, locale), err)
+			}
+			if ok {
+				a = ta
+			}
 		}
 		b.Write(md[pos:r.start])
 		b.WriteString(a.Markdown())

@@ -155,14 +155,24 @@ func readLayer(fsys fs.FS, dir, layer, locale string) (files []LayerFile, fallba
 		if !ok {
 			continue
 		}
+		var md string
+		twinRead := false
 		if locale != "" {
+			// A twin is shown when it agrees with the English file and its assets (or their
+			// locale twins) expand; else the English file is, and the twin is a fallback.
 			if tw, twSrc, ok := readTwin(fsys, file, b, locale); ok {
-				file, b = tw, twSrc
-			} else {
+				if twMD, err := expandAssets(fsys, dir, tw, twSrc); err == nil {
+					file, md, twinRead = tw, twMD, true
+				}
+			}
+			if !twinRead {
 				fallback = append(fallback, n)
 			}
 		}
-		md, err := expandAssets(fsys, dir, file, b)
+		var err error
+		if !twinRead {
+			md, err = expandAssets(fsys, dir, file, b)
+		}
 		if err != nil {
 			ps.addErr(file, err)
 			continue

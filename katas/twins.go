@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +138,41 @@ func CheckTwins(fsys fs.FS, dir string) Problems {
 			ps = append(ps, CheckTwin(en, enSrc, twin, twSrc)...)
 		}
 	}
+	ps = append(ps, checkAssetTwins(fsys, dir)...)
 	sortProblems(ps)
+	return ps
+}
+
+// checkAssetTwins checks every locale twin in the packet's assets/ folder (assets/<name>.<locale>.json,
+// AssetTwinName): its English asset exists, and the twin reads as an asset of the same shape.
+func checkAssetTwins(fsys fs.FS, dir string) Problems {
+	var ps Problems
+	entries, err := fs.ReadDir(fsys, path.Join(dir, "assets"))
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), ".json")
+		i := strings.LastIndexByte(stem, '.')
+		if !ok || e.IsDir() || i <= 0 {
+			continue
+		}
+		english, locale := path.Join("assets", stem[:i]+".json"), stem[i+1:]
+		if _, _, twin := SplitTwin("x." + locale + ".md"); !twin {
+			continue
+		}
+		twin := path.Join(dir, "assets", e.Name())
+		en, err := ReadAsset(fsys, dir, english)
+		if err != nil {
+			if _, statErr := fs.Stat(fsys, path.Join(dir, english)); statErr != nil {
+				ps.add(twin, 0, "a locale twin of %s, which cannot be read", path.Join(dir, english))
+			}
+			continue // a broken English asset is CheckPacket's to report
+		}
+		if _, _, err := ReadAssetTwin(fsys, dir, english, locale, en); err != nil {
+			ps.addErr(twin, err)
+		}
+	}
 	return ps
 }
 
@@ -381,15 +416,28 @@ func stemCodeBlocks(it Item) []codeBlock {
 	return bs
 }
 
+// proseValue matches the string value of a JSON member named message or explanation, written
+// plainly ("message": "…") or escaped inside another JSON string (\"message\": \"…\", as in a
+// result's text mirror): the prose of an example payload, which a twin writes in its language.
+var proseValue = regexp.MustCompile(`("(?:message|explanation)"\s*:\s*")(?:[^"\\]|\\.)*"|(\\"(?:message|explanation)\\"\s*:\s*\\")(?:[^"\\]|\\[^"])*\\"`)
+
+// maskProse blanks the prose values proseValue finds, so that a twin's code block may carry a
+// payload's message or explanation in its own language while every other character of the
+// code stays as in the English file.
+func maskProse(code string) string {
+	return proseValue.ReplaceAllString(code, `$1$2…"`)
+}
+
 // checkCodeBlocks reports a different number of code blocks (at enLine and twLine), or else the
-// first block that differs between the English file and the twin.
+// first block that differs between the English file and the twin, the prose of a payload aside
+// (maskProse).
 func checkCodeBlocks(prefix, english string, enLine int, en []codeBlock, twin string, twLine int, tw []codeBlock, ps *Problems) {
 	if len(en) != len(tw) {
 		ps.add(twin, twLine, "%s%d code blocks here, %d in %s; code stays as in the English file", prefix, len(tw), len(en), at(english, enLine))
 		return
 	}
 	for i := range en {
-		if en[i].text != tw[i].text {
+		if maskProse(en[i].text) != maskProse(tw[i].text) {
 			ps.add(twin, tw[i].line, "%scode block %d differs from the one in %s; code stays as in the English file", prefix, i+1, at(english, en[i].line))
 			return
 		}

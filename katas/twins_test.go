@@ -251,14 +251,14 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Move the key of se-03 from its second option to its first, and cut se-05 out.
-	se03 := strings.Index(twExam, "## `se-03`")
-	se04 := strings.Index(twExam, "## `se-04`")
+	// Move the key of se-02 from its second option to its first, and cut se-05 out.
+	se03 := strings.Index(twExam, "## `se-02`")
+	se04 := strings.Index(twExam, "## `se-03`")
 	item := twExam[se03:se04]
 	first := strings.Index(item, "- [ ] ")
 	key := strings.Index(item, "- [x] ")
 	if first < 0 || key < first {
-		t.Fatalf("se-03 in exam.ru.md no longer has a distractor before its key")
+		t.Fatalf("se-02 in exam.ru.md no longer has a distractor before its key")
 	}
 	moved := item[:first] + "- [x] " + item[first+6:key] + "- [ ] " + item[key+6:]
 	se05 := strings.Index(twExam, "## `se-05`")
@@ -271,13 +271,13 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 	for _, it := range enItems {
 		byID[it.ID] = it
 	}
-	se03en, se05en := byID["se-03"], byID["se-05"]
+	se03en, se05en := byID["se-02"], byID["se-05"]
 	if len(se03en.Options) != 4 || !se03en.Options[1].Key {
-		t.Fatalf("se-03 in exam.md no longer has four options keyed on the second: %+v", se03en.Options)
+		t.Fatalf("se-02 in exam.md no longer has four options keyed on the second: %+v", se03en.Options)
 	}
 	want := []string{
-		fmt.Sprintf("item se-03: option 1 of 4 is a key (checked) here but a distractor (unchecked) in %s:%d", enFile, se03en.Options[0].Line),
-		fmt.Sprintf("item se-03: option 2 of 4 is a distractor (unchecked) here but a key (checked) in %s:%d", enFile, se03en.Options[1].Line),
+		fmt.Sprintf("item se-02: option 1 of 4 is a key (checked) here but a distractor (unchecked) in %s:%d", enFile, se03en.Options[0].Line),
+		fmt.Sprintf("item se-02: option 2 of 4 is a distractor (unchecked) here but a key (checked) in %s:%d", enFile, se03en.Options[1].Line),
 		fmt.Sprintf("item se-05 of %s:%d is missing here", enFile, se05en.Line),
 	}
 	got := ps.Error()
@@ -312,5 +312,65 @@ func TestBrokenShippedTwinFails(t *testing.T) {
 	if len(ps) != 1 || !strings.Contains(ps[0].Error(), dir+"/traps.es.md:") ||
 		!strings.Contains(ps[0].Error(), fmt.Sprintf("has %d rows here, %d in %s/traps.md:%d", n-1, n, dir, tables[0].Rows[0].Line)) {
 		t.Errorf("a trap row fewer: %v", ps)
+	}
+}
+
+// A twin writes a payload's message and explanation in its own language, plainly and in the
+// escaped text mirror; any other change to the code block, a key or a flag, still fails.
+func TestTwinTranslatesPayloadProse(t *testing.T) {
+	en := "# Good\n\n```json\n{\"isError\": true, \"message\": \"The order system is slow.\",\n \"content\": [{\"type\": \"text\", \"text\": \"{\\\"explanation\\\": \\\"Page 2 timed out.\\\"}\"}]}\n```\n"
+	es := strings.NewReplacer("The order system is slow.", "El sistema de pedidos va lento.", "Page 2 timed out.", "La página 2 no respondió «a tiempo».").Replace(en)
+	if ps := CheckTwin("k/examples/01.md", []byte(en), "k/examples/01.es.md", []byte(es)); len(ps) > 0 {
+		t.Errorf("a translated message and explanation fail:\n%v", ps)
+	}
+	for _, broken := range []string{
+		strings.Replace(es, `"isError": true`, `"isError": false`, 1),
+		strings.Replace(es, `"message"`, `"mensaje"`, 1),
+		strings.Replace(es, `\"explanation\"`, `\"explicación\"`, 1),
+		strings.Replace(es, `"type": "text"`, `"type": "texto"`, 1),
+	} {
+		if ps := CheckTwin("k/examples/01.md", []byte(en), "k/examples/01.es.md", []byte(broken)); len(ps) == 0 {
+			t.Errorf("a changed code block passed:\n%s", broken)
+		}
+	}
+}
+
+// A layer twin shows the locale twin of the asset it embeds, and the English layer the English
+// asset; a twin of another shape, or one without an English asset, is a problem at the twin.
+func TestAssetTwins(t *testing.T) {
+	fsys := fstest.MapFS{
+		"k/assets/rules.json":    {Data: []byte(`[{"rule": "Escalate", "value": "auth"}, {"rule": "Bounded", "value": 3}]`)},
+		"k/assets/rules.es.json": {Data: []byte(`[{"regla": "Escalar", "valor": "auth"}, {"regla": "Acotado", "valor": 3}]`)},
+	}
+	md := []byte("# T\n\n<!-- kata:asset assets/rules.json -->\n")
+	es, err := expandAssets(fsys, "k", "k/knowledge/01.es.md", md)
+	if err != nil || !strings.Contains(es, "| regla | valor |") || !strings.Contains(es, "| Escalar | auth |") {
+		t.Errorf("the Spanish layer shows %q, %v", es, err)
+	}
+	en, err := expandAssets(fsys, "k", "k/knowledge/01.md", md)
+	if err != nil || !strings.Contains(en, "| Escalate | auth |") {
+		t.Errorf("the English layer shows %q, %v", en, err)
+	}
+	ru, err := expandAssets(fsys, "k", "k/knowledge/01.ru.md", md)
+	if err != nil || !strings.Contains(ru, "| Escalate | auth |") {
+		t.Errorf("a layer twin without an asset twin shows %q, %v", ru, err)
+	}
+	if ps := checkAssetTwins(fsys, "k"); len(ps) > 0 {
+		t.Errorf("a good asset twin has problems: %v", ps)
+	}
+
+	fsys["k/assets/rules.es.json"] = &fstest.MapFile{Data: []byte(`[{"regla": "Escalar", "valor": "auth"}]`)}
+	fsys["k/assets/gone.ru.json"] = &fstest.MapFile{Data: []byte(`[{"a": 1}]`)}
+	got := checkAssetTwins(fsys, "k").Error()
+	for _, w := range []string{
+		"k/assets/rules.es.json:1: 2 columns and 1 rows here, 2 and 2 in k/assets/rules.json",
+		"k/assets/gone.ru.json: a locale twin of k/assets/gone.json, which cannot be read",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("no problem says %q; got:\n%s", w, got)
+		}
+	}
+	if _, err := expandAssets(fsys, "k", "k/knowledge/01.es.md", md); err == nil {
+		t.Error("a layer twin embedded an asset twin of another shape")
 	}
 }

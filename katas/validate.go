@@ -186,6 +186,10 @@ func ValidatePacket(fsys fs.FS, dir, source string, opts ValidateOptions) Valida
 	}
 	validatePrompts(fsys, dir, p, &v.Problems)
 	checkItemWriting(exam, p.Items, &v.Warnings)
+	checkKeyPositions(exam, p.Items, &v.Warnings)
+	checkBankCues(exam, p.Items, &v.Warnings)
+	checkGiveAways(exam, p.Items, &v.Warnings)
+	checkTwinBankCues(fsys, dir, &v.Warnings)
 	v.Coverage, v.Seeds = validateCoverage(fsys, dir, p, opts, &v.Problems)
 	sortProblems(v.Problems)
 	sortProblems(v.Warnings)

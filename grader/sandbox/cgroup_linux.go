@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -62,30 +61,35 @@ func memCgroupParent() (cgroupParent, string, bool) {
 // cgroupCandidates lists the folders to try for the "kata" cgroup, from /proc/self/mountinfo
 // and /proc/self/cgroup.
 func cgroupCandidates() []cgroupParent {
+	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	return cgroupCandidatesFrom(string(mountinfo), ownCgroupV2(string(self)), os.Getuid())
+}
+
+// cgroupCandidatesFrom lists the folders to try for the "kata" cgroup of user uid, given the
+// text of /proc/self/mountinfo and this process's cgroup v2 path: the cgroup v2 hierarchy's
+// root, then a folder beside this process's own cgroup, then cgroup v1's memory hierarchy.
+func cgroupCandidatesFrom(mountinfo, own string, uid int) []cgroupParent {
 	var v2mount, v1mount string
-	if f, err := os.Open("/proc/self/mountinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			// id parent major:minor root mountpoint options ... - fstype source superoptions
-			pre, post, ok := strings.Cut(sc.Text(), " - ")
-			fields, after := strings.Fields(pre), strings.Fields(post)
-			if !ok || len(fields) < 5 || len(after) < 3 {
-				continue
-			}
-			switch {
-			case after[0] == "cgroup2" && v2mount == "":
-				v2mount = fields[4]
-			case after[0] == "cgroup" && v1mount == "" && slices.Contains(strings.Split(after[2], ","), "memory"):
-				v1mount = fields[4]
-			}
+	for _, line := range strings.Split(mountinfo, "\n") {
+		// id parent major:minor root mountpoint options ... - fstype source superoptions
+		pre, post, ok := strings.Cut(line, " - ")
+		fields, after := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(fields) < 5 || len(after) < 3 {
+			continue
 		}
-		f.Close()
+		switch {
+		case after[0] == "cgroup2" && v2mount == "":
+			v2mount = fields[4]
+		case after[0] == "cgroup" && v1mount == "" && slices.Contains(strings.Split(after[2], ","), "memory"):
+			v1mount = fields[4]
+		}
 	}
 	var out []cgroupParent
 	if v2mount != "" {
 		out = append(out, cgroupParent{dir: filepath.Join(v2mount, "kata"), v2: true})
-		if own := ownCgroupV2(); own != "" && own != "/" {
-			out = append(out, cgroupParent{dir: filepath.Join(v2mount, filepath.Dir(own), fmt.Sprintf("kata-%d", os.Getuid())), v2: true})
+		if own != "" && own != "/" {
+			out = append(out, cgroupParent{dir: filepath.Join(v2mount, filepath.Dir(own), fmt.Sprintf("kata-%d", uid)), v2: true})
 		}
 	}
 	if v1mount != "" {
@@ -94,13 +98,9 @@ func cgroupCandidates() []cgroupParent {
 	return out
 }
 
-// ownCgroupV2 is this process's cgroup v2 path ("0::/…" in /proc/self/cgroup), or "".
-func ownCgroupV2() string {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
+// ownCgroupV2 is the cgroup v2 path ("0::/…") in the text of /proc/self/cgroup, or "".
+func ownCgroupV2(self string) string {
+	for _, line := range strings.Split(self, "\n") {
 		if p, ok := strings.CutPrefix(line, "0::"); ok {
 			return p
 		}
@@ -215,12 +215,16 @@ func (g *cgroup) remove() {
 				}
 			}
 		}
-		if err := os.Remove(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+		if err := removeDir(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return
 		}
 		waitBriefly()
 	}
 }
+
+// removeDir removes a cgroup's folder (rmdir: a cgroup's folder holds only the kernel's own
+// files); a test of the cgroup code on an ordinary folder replaces it.
+var removeDir = os.Remove
 
 // newGradeCgroup makes the memory cgroup of one grade, or returns nil when the machine has
 // none kata can create.

@@ -3,9 +3,13 @@
 package sandbox
 
 import (
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -174,5 +178,112 @@ print("held 3 GiB")
 		if strings.Contains(got, "held 3 GiB") {
 			t.Errorf("a %s mapping held 3 GiB in the sandbox (memory bounded by %s)", kind, iso.Memory)
 		}
+	}
+}
+
+// TestHostileNetworkReachesOnlyItsOwnAPI: learner code in a sandbox reaches no service on the
+// machine's loopback — here a canary listener of the test's own — while a server (Spec.API)
+// still reaches the run's Orders API at the URL ListenAPI gave, through its forwarder; a
+// process without the API (a client) reaches nothing at all.
+func TestHostileNetworkReachesOnlyItsOwnAPI(t *testing.T) {
+	needBwrap(t)
+	if !DetectIsolation().PrivateNetwork() {
+		t.Skipf("no network namespace here: %s", DetectIsolation().NetReason)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	canaryLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer canaryLn.Close()
+	reached := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := canaryLn.Accept()
+			if err != nil {
+				return
+			}
+			reached <- struct{}{}
+			c.Close()
+		}
+	}()
+	ws := t.TempDir()
+	box, err := New(ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	apiLn, url, err := box.ListenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "orders api") })}
+	go srv.Serve(apiLn)
+	defer srv.Close()
+	probe := `import socket, sys, urllib.request
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+    print("canary reached")
+except Exception as e:
+    print("canary unreachable:", e)
+try:
+    print("api says", urllib.request.urlopen(sys.argv[2], timeout=5).read().decode())
+except Exception as e:
+    print("api unreachable:", e)
+`
+	port := strconv.Itoa(canaryLn.Addr().(*net.TCPAddr).Port)
+	for _, api := range []bool{true, false} {
+		out := NewTail(1 << 16)
+		p, err := Start(box, Spec{WS: ws, Command: "python3", Args: []string{"-c", probe, port, url}, Env: box.Env(nil), Output: out, API: api})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Stdin.Close()
+		<-p.Done()
+		got := out.Since(0, 1<<16)
+		if strings.Contains(got, "canary reached") || len(reached) > 0 {
+			t.Errorf("API %v: learner code reached a service on the machine's loopback:\n%s", api, got)
+		}
+		if !strings.Contains(got, "canary unreachable") {
+			t.Errorf("API %v: the probe did not run:\n%s", api, got)
+		}
+		if want := "api says orders api"; api != strings.Contains(got, want) {
+			t.Errorf("API %v: reached the Orders API = %v, want %v:\n%s", api, !api, api, got)
+		}
+		if !p.Success() {
+			t.Errorf("API %v: the probe %s", api, p.ExitMsg().English())
+		}
+	}
+}
+
+// TestHostileLearnerCannotEndTheShim: the sandbox's PID 1 is kata's shim, which ends the
+// sandbox once kata is gone; learner code sending it SIGKILL, SIGSTOP or any other signal, or
+// reading its memory, changes nothing: the program runs on and its exit status is reported.
+func TestHostileLearnerCannotEndTheShim(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	script := `for s in KILL STOP TERM INT HUP QUIT SEGV USR1; do kill -$s 1 2>/dev/null; done
+[ "$(cut -d' ' -f3 /proc/1/stat)" = S ] || echo "shim state $(cut -d' ' -f3 /proc/1/stat)"
+head -c1 /proc/1/mem 2>/dev/null && echo "read the shim's memory"
+echo alive; exit 7`
+	box, err := New(ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	out := NewTail(1 << 16)
+	p, err := Start(box, Spec{WS: ws, Command: "sh", Args: []string{"-c", script}, Env: box.Env(nil), Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin.Close()
+	<-p.Done()
+	if got := out.Since(0, 1<<16); strings.TrimSpace(got) != "alive" {
+		t.Errorf("learner code reached the shim:\n%s", got)
+	}
+	if got := p.ExitMsg().English(); got != "exited with code 7" {
+		t.Errorf("the program %s, want exited with code 7", got)
 	}
 }

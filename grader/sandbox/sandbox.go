@@ -6,10 +6,12 @@
 package sandbox
 
 import (
+	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,9 +40,10 @@ type IsolationKind string
 // The kinds of isolation.
 const (
 	// IsolationBwrap: every learner process runs under bubblewrap (bwrap) in its own user, PID,
-	// IPC, UTS and mount namespaces, seeing only system folders (read-only), the tool folders
-	// kata finds on its own PATH (read-only), the workspace (read-write) and an empty HOME, /tmp
-	// and /dev/shm.
+	// IPC, UTS, mount and (unless Isolation.NetShared) network namespaces, seeing only system
+	// folders (read-only), the tool folders kata finds on its own PATH (read-only), the
+	// workspace (read-write) and an empty HOME, /tmp and /dev/shm, and reaching no network but
+	// its own grade's Orders API.
 	IsolationBwrap IsolationKind = "bwrap"
 	// IsolationNone: no namespaces; the fallback guards of docs/grading.md#not-isolated only
 	// (process groups, a temporary HOME, rlimits, and on Linux PDEATHSIG, a non-dumpable grader
@@ -63,10 +66,20 @@ type Isolation struct {
 	// which shared mappings, memfd and tmpfs files escape (docs/grading.md#memory-limit).
 	Memory       string
 	MemoryReason string
+	// NetShared is true when bwrap runs but cannot give a sandbox a network namespace of its
+	// own, and NetReason then says why: learner code shares the machine's network, loopback
+	// services included (IsolationBwrap only; without isolation the network is always shared).
+	NetShared bool
+	NetReason string
 }
 
 // Isolated reports whether learner processes run in namespaces (IsolationBwrap).
 func (i Isolation) Isolated() bool { return i.Kind == IsolationBwrap }
+
+// PrivateNetwork reports whether learner processes run in network namespaces of their own
+// (docs/grading.md#sandbox-network): a server reaches its own grade's Orders API and nothing
+// else, a client and a build reach nothing.
+func (i Isolation) PrivateNetwork() bool { return i.Isolated() && !i.NetShared }
 
 // Notice is the one line to show when learner code runs without isolation: why, what is not
 // isolated, and how to get bwrap; when it is isolated but a grade's memory cannot be bounded as
@@ -76,10 +89,14 @@ func (i Isolation) Notice() string { return i.NoticeIn(nil) }
 // NoticeIn is Notice in loc's language (nil: English); the reason stays as detected.
 func (i Isolation) NoticeIn(loc *i18n.Localizer) string {
 	if i.Isolated() {
-		if i.Memory == "" && i.MemoryReason != "" {
-			return loc.T("harness.isolation.memory_unbounded", "Reason", i.MemoryReason)
+		var lines []string
+		if i.NetShared {
+			lines = append(lines, loc.T("harness.isolation.network_shared", "Reason", i.NetReason))
 		}
-		return ""
+		if i.Memory == "" && i.MemoryReason != "" {
+			lines = append(lines, loc.T("harness.isolation.memory_unbounded", "Reason", i.MemoryReason))
+		}
+		return strings.Join(lines, "; ")
 	}
 	how := loc.Say(howToIsolate())
 	if strings.Contains(i.Reason, EnvIsolation) || strings.Contains(i.Reason, "turned off") {
@@ -123,8 +140,13 @@ type Box struct {
 	ws string
 	// home and tmp are HOME and TMPDIR as learner processes see them.
 	home, tmp string
-	// hostTemp is the run's temporary folder on the host (fallback only), removed by close.
+	// hostTemp is the run's temporary folder on the host, removed by Close: HOME and TMPDIR
+	// without isolation; under bwrap with a private network, the folder of the Orders API's
+	// socket (ListenAPI).
 	hostTemp string
+	// apiPort is the port of 127.0.0.1 where a server's sandbox reaches the Orders API through
+	// its forwarder (private network only).
+	apiPort int
 	// goCache is GOCACHE, kata's own Go build cache; goCacheFresh is true until a Go build has
 	// finished in it (goCacheStamp): a first Go build compiles the standard library, which
 	// buildDeadline does not allow for.
@@ -233,17 +255,23 @@ func New(ws string, noIsolation bool) (*Box, error) {
 		return nil, fmt.Errorf("the Go build cache %s: %w", b.goCache, err)
 	}
 	b.mem = newGradeCgroup()
-	if b.iso.Isolated() {
+	if b.iso.Isolated() && b.iso.NetShared {
 		// inside the sandbox /tmp is a fresh tmpfs, and HOME an empty folder in it
 		b.home, b.tmp = sandboxHome, "/tmp"
 		return b, nil
 	}
 	removeStaleSandboxes()
-	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", sandboxPrefix, os.Getpid()))
+	tmp, err := hostTempDir()
 	if err != nil {
+		b.Close()
 		return nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
 	}
 	b.hostTemp = tmp
+	if b.iso.Isolated() {
+		b.home, b.tmp = sandboxHome, "/tmp"
+		b.apiPort = randomPort()
+		return b, nil
+	}
 	b.home, b.tmp = filepath.Join(tmp, "home"), filepath.Join(tmp, "tmp")
 	for _, d := range []string{b.home, b.tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -253,6 +281,64 @@ func New(ws string, noIsolation bool) (*Box, error) {
 	}
 	b.marker = runMarker(runSeq.Add(1))
 	return b, nil
+}
+
+// hostTempDir makes a run's temporary folder on the host (0700), named after kata's PID so that
+// one left by a kata that was killed is found (removeStaleSandboxes): in the system's temporary
+// folder, or in /tmp where that one's path is too long for a Unix socket inside it.
+func hostTempDir() (string, error) {
+	pattern := fmt.Sprintf("%s%d-", sandboxPrefix, os.Getpid())
+	base := os.TempDir()
+	if len(filepath.Join(base, pattern+"0000000000", apiSocketName)) > maxSocketPath {
+		base = "/tmp"
+	}
+	return os.MkdirTemp(base, pattern)
+}
+
+// apiSocketName is the name of the Orders API's Unix socket in the run's temporary folder.
+const apiSocketName = "api.sock"
+
+// maxSocketPath is the longest path a Unix socket may have (sun_path, less its NUL).
+const maxSocketPath = 107
+
+// randomPort draws the port where a server's sandbox reaches the Orders API: any port will do
+// in a network namespace of its own, and a different one each run keeps a server from
+// hard-coding it instead of reading ORDERS_API_URL.
+func randomPort() int {
+	var b [2]byte
+	_, _ = cryptorand.Read(b[:])
+	return 20000 + (int(b[0])<<8|int(b[1]))%20000
+}
+
+// ListenAPI opens the listener of the run's Orders API and returns the URL learner servers
+// reach it at (docs/grading.md#sandbox-network). Under bwrap with a private network it is a
+// Unix socket in the run's temporary folder, which each server's sandbox shows and its
+// forwarder reaches from http://127.0.0.1:PORT inside; otherwise (and for a nil box) a free
+// port of the machine's loopback.
+func (b *Box) ListenAPI() (net.Listener, string, error) {
+	if b == nil || !b.iso.PrivateNetwork() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, "", err
+		}
+		return ln, "http://" + ln.Addr().String(), nil
+	}
+	ln, err := net.Listen("unix", filepath.Join(b.hostTemp, apiSocketName))
+	if err != nil {
+		return nil, "", err
+	}
+	return ln, fmt.Sprintf("http://127.0.0.1:%d", b.apiPort), nil
+}
+
+// ClosedAPIURL returns a URL where connections are refused inside a server's sandbox, for
+// the fixtures whose Orders API refuses them, and true; false where the sandbox shares the
+// machine's network, and the caller must hold a closed port of its own.
+func (b *Box) ClosedAPIURL() (string, bool) {
+	if b == nil || !b.iso.PrivateNetwork() {
+		return "", false
+	}
+	// nothing listens in a sandbox's network namespace but its forwarder, on apiPort
+	return fmt.Sprintf("http://127.0.0.1:%d", b.apiPort+1), true
 }
 
 // Isolation is the isolation in effect for the box's processes.
@@ -434,6 +520,10 @@ type Process struct {
 	errR, errW *os.File
 	following  <-chan struct{}
 
+	// signalSandbox, under bwrap, sends a signal into the sandbox while it exists (see
+	// startBwrap); nil otherwise.
+	signalSandbox func(syscall.Signal)
+
 	// afterWait, when set, runs once the process has been reaped and before Done is closed:
 	// under bwrap it reaps the sandbox's init if that was re-parented to kata (reapInit).
 	afterWait func()
@@ -477,6 +567,14 @@ type Spec struct {
 	// Output, when set, receives stdout and stderr together and stdin is empty (the build);
 	// otherwise both are pipes and stderr's tail is kept.
 	Output *Tail
+	// API gives the process the run's Orders API at the URL ListenAPI returned: under bwrap
+	// with a private network, through a forwarder started in its sandbox; otherwise the
+	// machine's loopback is shared anyway. Without it (a client, a server whose Orders API
+	// refuses), a private network holds nothing but an empty loopback.
+	API bool
+	// Network shares the machine's network with the process even under bwrap: only for a step
+	// kata itself runs before the graded run to download a build's dependencies.
+	Network bool
 }
 
 // Start launches a learner process in the sandbox b (nil: a plain process group, for
@@ -631,12 +729,10 @@ func (p *Process) Kill(grace time.Duration) {
 // signals to every member but the init.
 func (p *Process) signalAll(sig syscall.Signal) {
 	switch {
+	case p.signalSandbox != nil:
+		p.signalSandbox(sig)
 	case p.pidNS == 0:
 		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
-	case sig == syscall.SIGKILL:
-		_ = syscall.Kill(p.nsInit, syscall.SIGKILL)
-	default:
-		signalNamespace(p.pidNS, p.nsInit, sig)
 	}
 }
 

@@ -43,3 +43,23 @@ func TestStderrSettlesBeforeTheAnswer(t *testing.T) {
 		t.Errorf("the whole stderr is not kept in order: %q … %q", got[:min(len(got), 20)], got[max(0, len(got)-20):])
 	}
 }
+
+// TestNoticeSaysWhatNetworkLearnerCodeGets: the isolation line says when learner code shares
+// the machine's network and loopback — without isolation, or under a bwrap that cannot make a
+// network namespace — and that the other grades' Orders APIs still refuse it uncounted; a
+// sandbox with a network and a memory cgroup of its own needs no line.
+func TestNoticeSaysWhatNetworkLearnerCodeGets(t *testing.T) {
+	none := Isolation{Kind: IsolationNone, Reason: "bwrap (bubblewrap) is not installed"}.Notice()
+	shared := Isolation{Kind: IsolationBwrap, NetShared: true, NetReason: "bwrap cannot make a network namespace here: EPERM", Memory: "cgroup v1"}.Notice()
+	for _, n := range []string{none, shared} {
+		if !strings.Contains(n, "loopback") || !strings.Contains(n, "refuse it, uncounted") {
+			t.Errorf("the isolation line does not say what network learner code gets: %q", n)
+		}
+	}
+	if !strings.Contains(shared, "EPERM") {
+		t.Errorf("the isolation line does not say why there is no network namespace: %q", shared)
+	}
+	if n := (Isolation{Kind: IsolationBwrap, Memory: "cgroup v1"}).Notice(); n != "" {
+		t.Errorf("a fully isolated run has an isolation line: %q", n)
+	}
+}

@@ -28,15 +28,30 @@ func howToIsolate() i18n.Msg { return i18n.M("harness.isolation.install_bwrap") 
 
 // detectIsolation looks for bwrap on PATH and starts a trial sandbox with the options every
 // learner process gets, so a kernel without unprivileged user namespaces is found before any
-// grading starts.
+// grading starts. Where a sandbox cannot have a network namespace of its own (a container that
+// forbids it) but can run otherwise, learner code runs under bwrap on the machine's network,
+// and the isolation line says so.
 func detectIsolation() Isolation {
 	tool, err := exec.LookPath("bwrap")
 	if err != nil {
 		return Isolation{Kind: IsolationNone, Reason: "bwrap (bubblewrap) is not installed"}
 	}
+	netWhy := trialSandbox(tool, false)
+	if netWhy == "" {
+		return Isolation{Kind: IsolationBwrap, Tool: tool}
+	}
+	if why := trialSandbox(tool, true); why != "" {
+		return Isolation{Kind: IsolationNone, Reason: "bwrap cannot run here: " + why}
+	}
+	return Isolation{Kind: IsolationBwrap, Tool: tool, NetShared: true, NetReason: "bwrap cannot make a network namespace here: " + netWhy}
+}
+
+// trialSandbox runs "true" in a sandbox with bwrapBase's options, and returns why it failed
+// (the first line bwrap wrote), or "".
+func trialSandbox(tool string, shareNet bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapBase(), "--", "true")
+	args := append(bwrapBase(shareNet), "--", "true")
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var out bytes.Buffer
@@ -46,9 +61,9 @@ func detectIsolation() Isolation {
 		if why == "" {
 			why = err.Error()
 		}
-		return Isolation{Kind: IsolationNone, Reason: "bwrap cannot run here: " + why}
+		return why
 	}
-	return Isolation{Kind: IsolationBwrap, Tool: tool}
+	return ""
 }
 
 // systemDirs are the folders a sandbox sees read-only at their own paths, when they exist:
@@ -73,18 +88,23 @@ const (
 	sandboxShmSize = 64 << 20
 )
 
-// bwrapBase are the options of every sandbox: new user, PID, IPC, UTS and cgroup namespaces
-// but the host's network (the server must reach the Orders API on 127.0.0.1), no capabilities,
-// a new session (no TIOCSTI into the caller's terminal), death with kata, a fresh /proc, /dev
-// and /tmp, and the system folders read-only.
-func bwrapBase() []string {
-	args := []string{
-		"--unshare-all", "--share-net", "--cap-drop", "ALL",
-		"--die-with-parent", "--new-session",
+// bwrapBase are the options of every sandbox: new user, PID, IPC, UTS, cgroup and network
+// namespaces (shareNet keeps the machine's network instead), no capabilities, a new session (no
+// TIOCSTI into the caller's terminal), a fresh /proc, /dev and /tmp, and the system folders
+// read-only. A new network namespace holds only its own loopback, which bwrap brings up. Not
+// --die-with-parent: bwrap would then die with kata before it has let its sandbox go, which
+// then waits for ever (see startBwrap); the sandbox's shim ends it with kata instead.
+func bwrapBase(shareNet bool) []string {
+	args := []string{"--unshare-all"}
+	if shareNet {
+		args = append(args, "--share-net")
+	}
+	args = append(args, "--cap-drop", "ALL",
+		"--new-session",
 		"--proc", "/proc", "--dev", "/dev",
 		"--size", strconv.Itoa(sandboxTmpSize), "--tmpfs", "/tmp",
 		"--size", strconv.Itoa(sandboxShmSize), "--tmpfs", "/dev/shm",
-	}
+	)
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
 		switch {
@@ -356,9 +376,14 @@ func parseShebang(head []byte) (interp, arg string, ok bool) {
 
 // bwrapArgs are the options of one learner process's sandbox: bwrapBase, the tool folders
 // read-only, kata's Go build cache and the workspace read-write, an empty HOME, the working
-// directory, and the info and block descriptors (3 and 4).
-func bwrapArgs(b *Box, s Spec, program string) []string {
-	args := bwrapBase()
+// directory, and the info and block descriptors (3 and 4). The sandbox's program, and its PID 1
+// (--as-pid-1), is the shim (shimMain: kata's executable, shown read-only), which runs
+// program; a process given the
+// Orders API (Spec.API) in a network namespace of its own also gets the folder of the API's
+// socket, read-only, and its shim forwards 127.0.0.1:apiPort there.
+func bwrapArgs(b *Box, s Spec, program string) ([]string, error) {
+	shareNet := s.Network || !b.iso.PrivateNetwork()
+	args := bwrapBase(shareNet)
 	for _, r := range toolRoots(b, s.Command, program) {
 		args = append(args, "--ro-bind", r, r)
 		for _, name := range maskedNames {
@@ -367,14 +392,44 @@ func bwrapArgs(b *Box, s Spec, program string) []string {
 			}
 		}
 	}
+	exe, err := shimProgram()
+	if err != nil {
+		return nil, fmt.Errorf("kata's own program, for the sandbox's shim: %w", err)
+	}
 	args = append(args,
 		"--dir", b.home,
 		"--bind", b.goCache, b.goCache,
 		"--bind", b.ws, b.ws,
+		"--ro-bind", exe, sandboxShim,
 		"--chdir", s.Cwd,
-		"--info-fd", "3", "--block-fd", "4",
-		"--", program)
-	return append(args, s.Args...)
+		"--info-fd", "3", "--block-fd", "4", "--as-pid-1")
+	shim := []string{"--", sandboxShim, shimArg}
+	if s.API && !shareNet {
+		args = append(args, "--ro-bind", b.hostTemp, sandboxAPIDir)
+		shim = append(shim, "--forward", strconv.Itoa(b.apiPort), filepath.Join(sandboxAPIDir, apiSocketName))
+	}
+	args = append(append(args, shim...), "--", program)
+	return append(args, s.Args...), nil
+}
+
+var (
+	lifelineOnce sync.Once
+	// lifelineEnds are the lifeline's read and write ends, kept open for the life of the
+	// process (an *os.File nobody holds would be closed by the garbage collector).
+	lifelineEnds [2]*os.File
+	lifelineErr  error
+)
+
+// lifeline returns the read end of kata's lifeline, made once per process: a pipe whose write
+// end kata keeps open, unwritten, until it exits, and passes to no process (both ends are
+// close-on-exec; a sandbox gets the read end as lifelineFD). Its read end reads end of file
+// once kata is gone, however it died, and the sandbox's shim ends the sandbox then.
+func lifeline() (*os.File, error) {
+	lifelineOnce.Do(func() {
+		r, w, err := os.Pipe()
+		lifelineEnds, lifelineErr = [2]*os.File{r, w}, err
+	})
+	return lifelineEnds[0], lifelineErr
 }
 
 func fileExists(p string) bool {
@@ -403,22 +458,36 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return err
 	}
 	defer blockW.Close()
-	cmd := exec.Command(b.iso.Tool, bwrapArgs(b, s, program)...)
+	life, err := lifeline()
+	if err != nil {
+		infoW.Close()
+		blockR.Close()
+		return err
+	}
+	args, err := bwrapArgs(b, s, program)
+	if err != nil {
+		infoW.Close()
+		blockR.Close()
+		return startError(s.Command, err)
+	}
+	cmd := exec.Command(b.iso.Tool, args...)
 	// bwrap's own environment is the learner's: inside the sandbox it is PID 1, and its
 	// /proc/1/environ is readable there
 	cmd.Env = s.Env
 	cmd.Dir = "/"
-	// The sandbox waits on the block descriptor until kata has set its limits. bwrap takes
-	// end of file there for "go", and a sandbox waiting there does not yet die with bwrap
-	// (--die-with-parent takes effect after it): were kata killed at that moment, the learner's
-	// program would start with nothing left to end it. So the sandbox holds a write end of
-	// that pipe itself (descriptor 5): it never sees end of file, only kata's byte, and one
-	// whose kata died waits, running no learner code, until the next run removes the grade's
-	// cgroup it is in (removeStaleCgroups).
-	cmd.ExtraFiles = []*os.File{infoW, blockR, blockW}
-	// --die-with-parent ties the sandbox to bwrap; PDEATHSIG ties bwrap to kata, so a kata
-	// killed with SIGKILL leaves no bwrap waiting (for a sandbox that never started, say)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Ending the sandbox with kata, SIGKILL included, is the shim's job, the sandbox's PID 1:
+	// it reads end of file on kata's lifeline (descriptor 5) the moment kata is gone, and the
+	// whole PID namespace ends with it. Neither bwrap nor its sandbox gets a parent-death
+	// signal: bwrap's own (--die-with-parent, or one of kata's) is in force before bwrap has
+	// let its sandbox go on (an eventfd it writes after the info descriptor), so a kata killed
+	// while a sandbox started took bwrap with it and left the sandbox waiting there for ever,
+	// where no program of kata's runs yet. bwrap now outlives kata just long enough to let the
+	// sandbox go; the sandbox then reads end of file on the block descriptor too, starts the
+	// shim, and the shim, finding kata gone, runs nothing and ends. bwrap also holds a read end
+	// of the info pipe (descriptor 6), so that writing its info after kata died does not kill it
+	// with SIGPIPE at the same spot.
+	cmd.ExtraFiles = []*os.File{infoW, blockR, life, infoR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.wire(cmd, s); err != nil {
 		infoW.Close()
 		blockR.Close()
@@ -442,26 +511,75 @@ func startBwrap(b *Box, s Spec, program string, p *Process) error {
 		return i18n.Err("harness.start_failed_bwrap", "Command", strconv.Quote(s.Command), "Output", strings.TrimSpace(p.Stderr.Since(0, 1024)))
 	}
 	p.nsInit, p.pidNS = info.ChildPID, info.PIDNamespace
-	// The sandbox's init is still waiting on the block descriptor: a pidfd names that very
-	// process, however soon its PID is reused after it ends.
-	if fd, err := unix.PidfdOpen(info.ChildPID, 0); err == nil {
-		p.afterWait = func() { reapInit(fd) }
-	}
+	p.pinSandbox(info)
 	setLimits(info.ChildPID, s.Limits, 0)
 	// the sandbox's init joins the grade's memory cgroup before it starts the program
 	_ = b.mem.add(info.ChildPID)
+	if beforeRelease != nil {
+		beforeRelease(info.ChildPID)
+	}
 	blockW.Write([]byte{1})
 	return nil
 }
 
-// reapInit waits for the sandbox's init named by the pidfd fd when it has become kata's child,
-// then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
+// pinSandbox takes hold of the sandbox whose init bwrap reported in info, while that init still
+// waits on the block descriptor: a pidfd names that very process, however soon its PID is
+// reused after it ends, and an open descriptor of its PID namespace keeps the namespace's
+// inode number from going to another sandbox's namespace while kata may still signal by it
+// (signalNamespace; the kernel reuses those numbers at once). Both are let go, under sigMu,
+// once the sandbox has ended and its init was reaped (afterWait); signals sent after that
+// reach nothing.
+func (p *Process) pinSandbox(info bwrapInfo) {
+	var mu sync.Mutex
+	initFD, _ := unix.PidfdOpen(info.ChildPID, 0)
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/pid", info.ChildPID))
+	if err == nil {
+		var st unix.Stat_t
+		if unix.Fstat(int(ns.Fd()), &st) != nil || st.Ino != info.PIDNamespace {
+			ns.Close()
+			ns = nil
+		}
+	} else {
+		ns = nil
+	}
+	p.signalSandbox = func(sig syscall.Signal) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case sig == syscall.SIGKILL && initFD >= 0:
+			_ = unix.PidfdSendSignal(initFD, unix.SIGKILL, nil, 0)
+		case sig != syscall.SIGKILL && ns != nil:
+			signalNamespace(p.pidNS, p.nsInit, sig)
+		}
+	}
+	p.afterWait = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if initFD >= 0 {
+			reapInit(initFD)
+			initFD = -1
+		}
+		if ns != nil {
+			ns.Close()
+			ns = nil
+		}
+	}
+}
+
+// beforeRelease, when set (tests only), runs just before kata lets a sandbox whose init is
+// initPID go on: the moment a killed kata leaves a sandbox still starting.
+var beforeRelease func(initPID int)
+
+// reapInit kills the sandbox's init named by the pidfd fd — bwrap has exited, so the sandbox
+// must end, even had something killed bwrap first — and waits for it when it has become kata's
+// child, then closes fd. bwrap exits as soon as its sandbox reports the program's exit status, while
 // the sandbox's init is still ending; that init is then re-parented to its nearest subreaper —
 // kata itself during a grade (BecomeSubreaper) — and, unless kata waits for it, stays a zombie:
 // one per sandbox, thousands over a class. Called once bwrap has been reaped, so the init is
 // by then either reaped by bwrap (ECHILD) or kata's own child, about to end or ended.
 func reapInit(fd int) {
 	defer unix.Close(fd)
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PIDFD, fd, &info, unix.WEXITED, nil)

@@ -40,9 +40,6 @@ func startPlain(b *Box, s Spec, program string, p *Process) error {
 	return nil
 }
 
-// signalNamespace is Linux-only.
-func signalNamespace(ns uint64, init int, sig syscall.Signal) {}
-
 // runMarker is Linux-only: there is no /proc to find a marker in.
 func runMarker(seq uint64) uint64 { return 0 }
 

@@ -135,7 +135,7 @@ func newExportClassroomCmd() *cobra.Command {
 }
 
 func newExportSkillCmd() *cobra.Command {
-	var force bool
+	var force, allowGrade bool
 	cmd := &cobra.Command{
 		Use:   "skill KATA DIR",
 		Short: "Write a kata as a Claude Code skill and its reviewer as a subagent, under DIR (a .claude folder)",
@@ -148,7 +148,7 @@ func newExportSkillCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			paths, err := assistant.ExportSkill(lib, args[0], args[1], force)
+			paths, err := assistant.ExportSkill(lib, args[0], args[1], assistant.SkillOptions{Force: force, AllowGrade: allowGrade})
 			if err != nil {
 				return err
 			}
@@ -163,5 +163,6 @@ func newExportSkillCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist with other content")
+	cmd.Flags().BoolVar(&allowGrade, "allow-grade", false, "let Claude grade without asking while the skill is active (allowed-tools: kata grade and grade_workspace, which run the workspace's code)")
 	return cmd
 }

@@ -37,6 +37,17 @@ func TestExportSkillCommand(t *testing.T) {
 	if out, _, code := runKata(t, "export"); code != 0 || !strings.Contains(out, "skill") {
 		t.Errorf("kata export: exit %d, %s", code, out)
 	}
+	// Grading is pre-approved only on request.
+	skill := filepath.Join(dir, "skills", "mcp-structured-errors", "SKILL.md")
+	if b, _ := os.ReadFile(skill); strings.Contains(string(b), "kata grade *") {
+		t.Errorf("SKILL.md pre-approves grading without --allow-grade")
+	}
+	if _, errOut, code := runKata(t, "export", "skill", "mcp-structured-errors", dir, "--allow-grade", "--force"); code != 0 {
+		t.Errorf("--allow-grade: exit %d, %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(skill); !strings.Contains(string(b), "Bash(kata grade *)") {
+		t.Errorf("SKILL.md with --allow-grade:\n%s", b)
+	}
 }
 
 // unzip extracts the zip into dir, keeping each file's mode.

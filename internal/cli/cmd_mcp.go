@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/kata-mcp/kata/assistant"
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/internal/record"
+	"github.com/kata-mcp/kata/internal/version"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -28,7 +28,8 @@ func newMCPCmd() *cobra.Command {
 		Long: "kata mcp is an MCP server over stdio (protocol 2025-11-25) for an assistant such as Claude Code:\n" +
 			"every packet layer and task step is a resource (kata://KATA/LAYER, kata://KATA/task/N), the ready\n" +
 			"prompts are prompts, and the tools list_katas, grade_workspace, quiz_item and check_answer grade\n" +
-			"workspaces and run exam items. Grades are saved to your progress like kata grade's.\n\n" +
+			"workspaces and run exam items. Grades are saved to your progress like kata grade's. Clients on\n" +
+			"protocol 2025-06-18, 2025-03-26 and 2024-11-05 connect too.\n\n" +
 			"kata mcp --print-config prints the .mcp.json entry that starts it (project scope).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +46,7 @@ func newMCPCmd() *cobra.Command {
 			rec := record.New(errw, i18n.New(userLocale(cmd))) // safe for grades that finish concurrently
 			defer rec.Close()
 			return assistant.Serve(ctx, localized(cmd, lib), assistant.Options{
-				Version: buildVersion(),
+				Version: version.String(),
 				Logger:  slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})),
 				OnGrade: rec.Record,
 			})
@@ -96,12 +97,4 @@ func sameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
-// buildVersion is the module version the binary was built from ("(devel)" for a local build).
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

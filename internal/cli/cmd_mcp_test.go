@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kata-mcp/kata/assistant"
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/grader/references"
 	"github.com/kata-mcp/kata/katas"
@@ -85,7 +87,9 @@ func referenceWorkspace(t *testing.T, ref string) string {
 }
 
 // TestMCPServerBinary drives the built binary's `kata mcp` over a real stdio transport, with
-// the go-sdk client and with the official TypeScript SDK's client.
+// the go-sdk client, the official TypeScript SDK's client (client.mjs: the tools, resources and
+// prompts; robust.mjs: protocol 2025-03-26, malformed input, quiz seeds) and the MCP
+// Inspector's CLI.
 func TestMCPServerBinary(t *testing.T) {
 	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	tmp := t.TempDir()
@@ -197,7 +201,75 @@ func TestMCPServerBinary(t *testing.T) {
 				t.Errorf("the client's output lacks %q", want)
 			}
 		}
+
+		// The same SDK's client at 2025-03-26, with malformed lines written between its
+		// requests: each gets its JSON-RPC error, and the session goes on.
+		robust := exec.Command("node", "robust.mjs", bin)
+		robust.Dir = client
+		robust.Env = env
+		stderr.Reset()
+		robust.Stderr = &stderr
+		out, err = robust.Output()
+		t.Logf("node robust.mjs:\n%s", out)
+		if err != nil {
+			t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr.String())
+		}
+		for _, want := range []string{
+			"connected at 2025-03-26: kata ",
+			"malformed JSON: error -32700 id null, then tools/list 4 tools",
+			"empty batch: error -32600 id null, then tools/list 4 tools",
+			"batch: error -32600 id null, then tools/list 4 tools",
+			"jsonrpc 1.0: error -32600 id 77, then tools/list 4 tools",
+			"object id: error -32600 id null, then tools/list 4 tools",
+			"40 MB line: error -32600 id null, then tools/list 4 tools",
+			"quiz_item seed safe, passed back: same item true",
+			"closed",
+		} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("robust.mjs's output lacks %q", want)
+			}
+		}
+		if strings.Contains(string(out), "kata (devel)") {
+			t.Error("serverInfo.version is Go's placeholder (devel)")
+		}
+
+		// The MCP Inspector's CLI (a JavaScript client too): a quiz seed it reads and passes back
+		// draws the same item in the same order.
+		first := inspectQuiz(t, client, env, bin)
+		again := inspectQuiz(t, client, env, bin, fmt.Sprintf("seed=%d", first.Seed))
+		if first.Seed > assistant.MaxSeed || again.Seed != first.Seed || again.Item != first.Item || fmt.Sprint(again.Options) != fmt.Sprint(first.Options) {
+			t.Errorf("the Inspector's quiz_item: seed %d gave %s %v, passed back %d gave %s %v", first.Seed, first.Item, first.Options, again.Seed, again.Item, again.Options)
+		}
 	})
+}
+
+// inspectQuiz calls quiz_item of mcp-structured-errors through the MCP Inspector's CLI
+// (@modelcontextprotocol/inspector-cli, pinned in the client's package-lock.json), with the
+// extra key=value arguments given. The CLI reads its own package.json through a path it checks
+// against the working folder, so it runs from node_modules, where that check finds the file.
+func inspectQuiz(t *testing.T, client string, env []string, bin string, args ...string) assistant.QuizItem {
+	t.Helper()
+	argv := []string{filepath.Join("@modelcontextprotocol", "inspector-cli", "build", "cli.js"), "--cli", bin, "mcp",
+		"--method", "tools/call", "--tool-name", "quiz_item", "--tool-arg", "kata=mcp-structured-errors"}
+	for _, a := range args {
+		argv = append(argv, "--tool-arg", a)
+	}
+	cmd := exec.Command("node", argv...)
+	cmd.Dir = filepath.Join(client, "node_modules")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Inspector CLI: %v\n%s", err, out)
+	}
+	var res struct {
+		IsError           bool               `json:"isError"`
+		StructuredContent assistant.QuizItem `json:"structuredContent"`
+	}
+	i := strings.Index(string(out), "{")
+	if i < 0 || json.Unmarshal(out[i:], &res) != nil || res.IsError || res.StructuredContent.Item == "" {
+		t.Fatalf("the Inspector CLI printed no quiz item:\n%s", out)
+	}
+	return res.StructuredContent
 }
 
 func mustMarshal(t *testing.T, v any) []byte {

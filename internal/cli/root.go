@@ -176,6 +176,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	class := newClassCmd()
 	addLiveClassCmds(class)
 	root.AddCommand(newMCPCmd(), newExportCmd(), class, newServeCmd(), newJoinCmd(), newLeaveCmd())
+	root.AddCommand(newDocsCmd())
 	return root
 }
 

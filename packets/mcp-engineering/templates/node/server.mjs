@@ -52,6 +52,9 @@ async function apiGet(path) {
 // validates input against the schema before the handler runs answers a missing argument with its
 // own untyped text, and the client gets no errorCategory. Every failure, a missing argument
 // included, must come back as your typed payload, so the handler checks presence and format itself.
+// Leaving "required" out is a workaround with a cost: the model reading the schema no longer
+// sees which arguments it must send. This shim passes every call to the handler, so you may
+// list them in "required" and still answer with the typed payload (see the knowledge layer).
 const LOOKUP_ORDER_SCHEMA = {
   type: "object",
   properties: {
@@ -74,8 +77,8 @@ server.tool("lookup_order", "Look up one order by its id.", LOOKUP_ORDER_SCHEMA,
     // isError, errorCategory, isRetryable and retryAfterSeconds. Tell failures apart by kind
     // (HttpError and its status, a timeout, a network error): a bare catch that files everything
     // as transient also files your own bugs there.
-    // TODO(step 4): on 429, carry Retry-After (seconds or an HTTP-date) as retryAfterSeconds, a
-    // whole number; null when there is no header, and for every other category.
+    // TODO(step 4): on a 429 or a 503 that sends Retry-After (seconds or an HTTP-date),
+    // carry it as retryAfterSeconds, a whole number; null whenever the API stated no wait.
     // TODO(step 5): a failure is a tool result with isError true, never a JSON-RPC error, and the
     // server never repeats a request on its own.
     return toolError({ error: `failed: ${e}` });

@@ -59,6 +59,9 @@ def api_post(path, body):
 # that validates input against the schema before the handler runs answers a missing argument with
 # its own untyped text, and the agent gets no errorCategory and no field. Every failure, a missing
 # argument included, must come back as your typed payload, so the handlers check it themselves.
+# Leaving "required" out is a workaround with a cost: the model reading the schema no longer
+# sees which arguments it must send. This shim passes every call to the handler, so you may
+# list them in "required" and still answer with the typed payload (see the knowledge layer).
 LOOKUP_ORDER_SCHEMA = {
     "type": "object",
     "properties": {

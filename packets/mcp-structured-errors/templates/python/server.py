@@ -48,6 +48,9 @@ def api_get(path):
 # that validates input against the schema before the handler runs answers a missing argument with
 # its own untyped text, and the agent gets no errorCategory. Every failure, a missing argument
 # included, must come back as your typed payload, so the handler checks presence and format itself.
+# Leaving "required" out is a workaround with a cost: the model reading the schema no longer
+# sees which arguments it must send. This shim passes every call to the handler, so you may
+# list them in "required" and still answer with the typed payload (see the knowledge layer).
 LOOKUP_ORDER_SCHEMA = {
     "type": "object",
     "properties": {
@@ -78,7 +81,8 @@ def lookup_order(arguments):
     except Exception as e:
         # TODO(step 2): map every backend failure to its category (auth, not_found, rate_limit,
         # transient) with isError, errorCategory, isRetryable, retryAfterSeconds and explanation.
-        # TODO(step 3): on 429, carry Retry-After (seconds or an HTTP-date) as retryAfterSeconds.
+        # TODO(step 3): on a 429, and on a 503 that sends it, carry Retry-After (seconds
+        # or an HTTP-date) as retryAfterSeconds; null when the API stated no wait.
         # TODO(step 5): a failure is a tool result with isError true, never a JSON-RPC error.
         return tool_error({"error": f"failed: {e}"})
 
