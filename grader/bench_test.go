@@ -6,17 +6,23 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kata-mcp/kata/grader"
+	"github.com/kata-mcp/kata/katas"
 )
 
 // BenchmarkGradeCorrect reports the wall time of a full grade (build, start-up, every
 // fixture and scenario) of each language's correct reference, per kata, as ms/grade; the
 // slowest fixture's own time as slowest-fixture-ms (its name is logged with -v); the parts of
-// a grade (grader.Timings: prepare-ms, server-start-ms, server-phase-ms, client-phase-ms); and
-// ratio, ms/grade over (slowest fixture + start-up: prepare and server start):
+// a grade (grader.Timings: prepare-ms, server-start-ms, server-phase-ms, client-phase-ms);
+// ratio, ms/grade over (slowest fixture + start-up: prepare and server start); and what a
+// grade costs the machine: cpu-s/grade (the grader's and every learner process's CPU, user +
+// system) and processes/grade (the learner processes it started). Each is graded alone, as
+// kata grade does, and as one learner of a batch (…/batch: grader.Options.Batch, as kata class
+// grade does):
 //
 //	go test ./grader -run '^$' -bench GradeCorrect -benchtime 5x
 func BenchmarkGradeCorrect(b *testing.B) {
@@ -28,48 +34,71 @@ func BenchmarkGradeCorrect(b *testing.B) {
 			if _, err := os.Stat(ref); err != nil {
 				continue
 			}
-			b.Run(p.ID+"/"+lang, func(b *testing.B) {
-				dir := workspace(b, lib, p.ID, lang, ref)
-				// One untimed grade warms the build cache for compiled languages.
-				grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 1, SeedSet: true})
-				b.ResetTimer()
-				var slowest time.Duration
-				slowestName := ""
-				var total time.Duration
-				var sum grader.Timings
-				for i := 0; i < b.N; i++ {
-					start := time.Now()
-					rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: int64(i + 1), SeedSet: true})
-					total += time.Since(start)
-					if rep.Status != grader.StatusPass {
-						b.Fatalf("the correct reference did not pass: %s %s", rep.Status, rep.Message)
-					}
-					for _, t := range rep.Tests {
-						if t.Duration > slowest {
-							slowest, slowestName = t.Duration, t.ID
-						}
-					}
-					sum.Prepare += rep.Timings.Prepare
-					sum.ServerStart += rep.Timings.ServerStart
-					sum.ServerPhase += rep.Timings.ServerPhase
-					sum.ClientPhase += rep.Timings.ClientPhase
+			for _, batch := range []bool{false, true} {
+				name := p.ID + "/" + lang
+				if batch {
+					name += "/batch"
 				}
-				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
-				b.ReportMetric(ms(total), "ms/grade")
-				b.ReportMetric(float64(slowest.Milliseconds()), "slowest-fixture-ms")
-				b.ReportMetric(ms(sum.Prepare), "prepare-ms")
-				b.ReportMetric(ms(sum.ServerStart), "server-start-ms")
-				b.ReportMetric(ms(sum.ServerPhase), "server-phase-ms")
-				b.ReportMetric(ms(sum.ClientPhase), "client-phase-ms")
-				// The goal: a grade within 1.2 × (the slowest fixture + the server's start-up),
-				// where start-up is everything before the first server answers initialize: the
-				// build (a compiled language's start-up; cached here) and the launch.
-				floor := float64(slowest.Microseconds())/1000 + ms(sum.Prepare) + ms(sum.ServerStart)
-				b.ReportMetric(ms(total)/floor, "ratio")
-				b.Logf("slowest fixture: %s (%s)", slowestName, slowest.Round(time.Millisecond))
-			})
+				b.Run(name, func(b *testing.B) { benchmarkGrade(b, lib, p.ID, lang, ref, batch) })
+			}
 		}
 	}
+}
+
+// benchmarkGrade is BenchmarkGradeCorrect for one kata, language and mode.
+func benchmarkGrade(b *testing.B, lib *katas.Library, kata, lang, ref string, batch bool) {
+	dir := workspace(b, lib, kata, lang, ref)
+	// One untimed grade warms the build cache for compiled languages.
+	grader.Grade(context.Background(), lib, dir, grader.Options{Seed: 1, SeedSet: true, Batch: batch})
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	procs := 0
+	var slowest time.Duration
+	slowestName := ""
+	var total time.Duration
+	var sum grader.Timings
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		rep := grader.Grade(context.Background(), lib, dir, grader.Options{Seed: int64(i + 1), SeedSet: true, Batch: batch})
+		total += time.Since(start)
+		procs += rep.Timings.Processes
+		if rep.Status != grader.StatusPass {
+			b.Fatalf("the correct reference did not pass: %s %s", rep.Status, rep.Message)
+		}
+		for _, t := range rep.Tests {
+			if t.Duration > slowest {
+				slowest, slowestName = t.Duration, t.ID
+			}
+		}
+		sum.Prepare += rep.Timings.Prepare
+		sum.ServerStart += rep.Timings.ServerStart
+		sum.ServerPhase += rep.Timings.ServerPhase
+		sum.ClientPhase += rep.Timings.ClientPhase
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(total), "ms/grade")
+	b.ReportMetric(float64(slowest.Milliseconds()), "slowest-fixture-ms")
+	b.ReportMetric(ms(sum.Prepare), "prepare-ms")
+	b.ReportMetric(ms(sum.ServerStart), "server-start-ms")
+	b.ReportMetric(ms(sum.ServerPhase), "server-phase-ms")
+	b.ReportMetric(ms(sum.ClientPhase), "client-phase-ms")
+	// The goal: a grade within 1.2 × (the slowest fixture + the server's start-up),
+	// where start-up is everything before the first server answers initialize: the
+	// build (a compiled language's start-up; cached here) and the launch.
+	floor := float64(slowest.Microseconds())/1000 + ms(sum.Prepare) + ms(sum.ServerStart)
+	b.ReportMetric(ms(total)/floor, "ratio")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/grade")
+	b.ReportMetric(float64(procs)/float64(b.N), "processes/grade")
+	b.Logf("slowest fixture: %s (%s)", slowestName, slowest.Round(time.Millisecond))
+}
+
+// cpuTime is the CPU time, user and system, of the test process and of every child it has
+// waited for (which include the sandboxes and the learner processes in them).
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
 }
 
 // BenchmarkWatchToVerdict reports, as ms/verdict, the time from saving a file of a watched

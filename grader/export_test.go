@@ -20,7 +20,7 @@ func MainProcessFixtures(p *katas.Packet) []string {
 	var ids []string
 	if set := p.Fixtures["server"]; set != nil {
 		for _, f := range set.Fixtures {
-			if !onExtraWorker(f) {
+			if !(&run{}).onExtraWorker(f) {
 				ids = append(ids, f.ID)
 			}
 		}

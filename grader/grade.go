@@ -28,6 +28,13 @@ type Options struct {
 	// docs/grading.md#not-isolated apply (kata class grade --no-isolation; the tests of the
 	// fallback).
 	NoIsolation bool
+	// Batch grades one learner of a batch graded at once (kata class grade): the fixtures that
+	// wait for a timeout run on the main server instance, one after another once the other
+	// fixtures have run, instead of each on an instance of its own (docs/grading.md#instances).
+	// The grade starts fewer learner processes and costs less CPU; it takes longer alone, but
+	// in a batch the other learners use the cores while it waits. The plan and the verdict are
+	// the same either way.
+	Batch bool
 	// serverBudget and clientBudget, when set, replace the phases' budgets (tests only).
 	serverBudget, clientBudget time.Duration
 	// handshake, when set, replaces the wait for a server's answer to initialize (10 s,

@@ -11,7 +11,8 @@ import (
 // TestMain raises test parallelism: grading tests mostly wait on learner processes and
 // deadlines, not on the CPU, so running more of them at once than GOMAXPROCS keeps the suite
 // short on a 2-core CI machine. An explicit -parallel flag still wins. Go references build
-// with the test's own Go build cache (testenv.UseGoBuildCache).
+// with the test's own Go build cache (testenv.UseGoBuildCache), and Python and Node start
+// without a version manager's shim (testenv.SkipVersionManagerShims).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	explicit := false
@@ -24,5 +25,6 @@ func TestMain(m *testing.M) {
 		flag.Set("test.parallel", "8")
 	}
 	testenv.UseGoBuildCache()
+	testenv.SkipVersionManagerShims()
 	os.Exit(m.Run())
 }

@@ -60,6 +60,9 @@ type Timings struct {
 	ServerPhase time.Duration
 	// ClientPhase runs every client scenario.
 	ClientPhase time.Duration
+	// Processes counts the learner processes the run started: the build, every server
+	// instance and every client, restarts included (not a time: what a grade's CPU goes to).
+	Processes int
 }
 
 // TestResult is one graded test: a fixture, or a run-wide rule such as "stdout carries only

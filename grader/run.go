@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kata-mcp/kata/grader/sandbox"
@@ -77,6 +78,8 @@ type run struct {
 	box *sandbox.Box
 	// clientTime is the client phase's wall time, set by its goroutine before it is done.
 	clientTime time.Duration
+	// procs counts the learner processes started (Timings.Processes).
+	procs atomic.Int32
 }
 
 // phase is a part of the run with a time budget of its own.
@@ -138,6 +141,7 @@ func grade(ctx context.Context, lib *katas.Library, dir string, opts Options) *R
 		dir = abs
 	}
 	r.rep.Workspace = dir
+	defer func() { r.rep.Timings.Processes = int(r.procs.Load()) }()
 	sandbox.BecomeSubreaper()
 	defer func() {
 		sandbox.ReapEscapees(dir, r.token(), r.box.Marker())
@@ -279,7 +283,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		if kc.Client == nil {
 			return sayErr("kata.json", 0, i18n.M("harness.kata_json.no_client", "Kata", p.ID, "Example", clientExample(kc.Language)))
 		}
-		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.Env(nil), box: box}
+		r.clientSpec = launchSpec{dir: dir, command: kc.Client.Command, args: kc.Client.Args, env: box.Env(nil), box: box, started: &r.procs}
 	}
 	if !slices.Contains(p.Graded, "server") {
 		if slices.Contains(p.Graded, "config") {
@@ -323,7 +327,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 	}
 	r.api = api
 	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
-		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, api: true}
+		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, api: true, started: &r.procs}
 	if r.hasRefusedFixture() {
 		closed, ok := r.box.ClosedAPIURL()
 		if !ok {
@@ -343,7 +347,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 			return err
 		}
 		r.refusedSpec = launchSpec{dir: dir, cwd: cwd, command: ref.Command, args: ref.Args, env: r.box.Env(ref.Env), box: r.box,
-			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args), handshake: r.opts.handshake}
+			hidden: hiddenPath(r.box, dir, cwd, ref.Command, ref.Args), handshake: r.opts.handshake, started: &r.procs}
 	}
 	if err := r.build(ctx, dir, kc); err != nil {
 		api.close()
@@ -380,12 +384,14 @@ func (r *run) build(ctx context.Context, dir string, kc *KataConfig) error {
 	}
 	if needsModuleDownload(r.box) {
 		r.info(i18n.M("harness.progress.building"))
+		r.procs.Add(1)
 		if err := runBuild(ctx, r.box, moduleDownload, limit, true); err != nil {
 			return err
 		}
 	}
 	if kc.Build != nil {
 		r.info(i18n.M("harness.progress.building"))
+		r.procs.Add(1)
 		if err := runBuild(ctx, r.box, kc.Build, limit, false); err != nil {
 			return err
 		}

@@ -78,10 +78,12 @@ func mustWait(f katas.Fixture) bool {
 	return f.Backend.Kind == katas.BackendSlow || f.Backend.SlowPage
 }
 
-// onExtraWorker reports whether a fixture runs on a server instance of its own: one that must
-// wait for a timeout, or one whose Orders API refuses connections.
-func onExtraWorker(f katas.Fixture) bool {
-	return mustWait(f) || f.Backend.Kind == katas.BackendRefused
+// onExtraWorker reports whether a fixture runs on a server instance other than the main one:
+// one whose Orders API refuses connections (on the instance started with the closed port's
+// URL), or, unless the grade is one of a batch (Options.Batch), one that must wait for a
+// timeout (on an instance of its own).
+func (r *run) onExtraWorker(f katas.Fixture) bool {
+	return f.Backend.Kind == katas.BackendRefused || (mustWait(f) && !r.opts.Batch)
 }
 
 // runServerPhase launches the learner's server and runs the tools/list check, every server
@@ -89,9 +91,12 @@ func onExtraWorker(f katas.Fixture) bool {
 // server instance, concurrently with the rest, so a full grade costs about one slow fixture
 // plus start-up, not their sum; fixtures whose Orders API refuses connections share one more
 // instance, started with a closed port's URL. Every instance starts at once, and all have
-// started before any fixture runs, so start-up load never eats into a timed call. Values are
-// drawn in fixture order before anything runs, so a seed repeats exactly. A main server that
-// cannot be started is the error returned (the submission cannot be graded).
+// started before any fixture runs, so start-up load never eats into a timed call. In a batch
+// (Options.Batch) the fixtures that must wait run on the main instance instead, after every
+// other fixture, in file order: two instances at most, the main one and the refused one
+// (docs/grading.md#instances). Values are drawn in fixture order before anything runs, so a
+// seed repeats exactly. A main server that cannot be started is the error returned (the
+// submission cannot be graded).
 func (r *run) runServerPhase(ctx context.Context) error {
 	set := r.packet.Fixtures["server"]
 	d := newDrawer(r.rep.Seed)
@@ -122,7 +127,7 @@ func (r *run) runServerPhase(ctx context.Context) error {
 				jobs = append(jobs, refused)
 			}
 			refused.idx = append(refused.idx, i)
-		case mustWait(f):
+		case r.onExtraWorker(f):
 			jobs = append(jobs, &job{w: &worker{spec: r.spec}, idx: []int{i}})
 		}
 	}
@@ -163,10 +168,21 @@ func (r *run) runServerPhase(ctx context.Context) error {
 			}
 		}()
 	}
+	// On the main instance: every fixture that needs no other, those that failed last time first
+	// (Options.First), then, in a batch, those that must wait (their instances' share of the
+	// work, done one after another).
+	var waiting []int
 	for _, i := range failedFirst(set.Fixtures, r.opts.First) {
-		if f := set.Fixtures[i]; !onExtraWorker(f) {
+		switch f := set.Fixtures[i]; {
+		case r.onExtraWorker(f):
+		case mustWait(f):
+			waiting = append(waiting, i)
+		default:
 			results[i] = r.runFixture(ctx, main, f, cases[i])
 		}
+	}
+	for _, i := range waiting {
+		results[i] = r.runFixture(ctx, main, set.Fixtures[i], cases[i])
 	}
 	wg.Wait()
 	r.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kata-mcp/kata/grader/sandbox"
@@ -114,6 +115,8 @@ type launchSpec struct {
 	// api gives the process the run's Orders API (sandbox.Spec.API): the server's spec, not
 	// the client's, nor that of a server whose Orders API must refuse.
 	api bool
+	// started, when set, counts every process started from the spec (Timings.Processes).
+	started *atomic.Int32
 }
 
 // handshakeWait is how long launchServer waits for the initialize exchange.
@@ -147,6 +150,9 @@ func hiddenPath(box *sandbox.Box, dir, cwd, command string, args []string) strin
 
 // start starts the process spec describes, with the memory limit of a server or client.
 func (spec launchSpec) start() (*sandbox.Process, error) {
+	if spec.started != nil {
+		spec.started.Add(1)
+	}
 	return sandbox.Start(spec.box, sandbox.Spec{WS: spec.dir, Cwd: spec.cwd, Command: spec.command, Args: spec.args, Env: spec.env, Limits: sandbox.Limits{Data: sandbox.MemoryLimit}, API: spec.api})
 }
 

@@ -1,10 +1,15 @@
 // Command class measures `kata class grade` at scale: it builds N submissions from the
 // reference workspaces (the correct and broken references of every kata, in Python, Node.js
 // and Go, taken in turn: pick), grades one submission per language alone to time a single grade,
-// then grades all N with -jobs workers, and prints submissions per second, the peak memory of
-// the grader and every learner process it ran (sampled), and the ratio of the batch's time to
-// one grade's time × N / jobs (1.0 means the workers overlap perfectly; above 1, they compete
-// for the cores). Figures are reported, never asserted.
+// then grades all N with -jobs workers, and prints submissions per second, the CPU-seconds a
+// grade costs (the grader's and every learner process's, user + system: on a machine whose
+// cores are all busy, what bounds the rate), the learner processes a grade starts, the peak
+// memory of the grader and every learner process it ran (sampled), and the ratio of the
+// batch's time to one grade's time × N / jobs (1.0 means the workers overlap perfectly; above
+// 1, they compete for the cores). The batch grades each learner as kata class grade does, on
+// as few processes as the interface allows (grader.Options.Batch); the grades alone are
+// graded as kata grade does, and their CPU-seconds are printed beside. Figures are reported,
+// never asserted.
 //
 //	go run ./bench/class -n 100 -jobs 2
 package main
@@ -125,16 +130,18 @@ func run(n, jobs int, refsRoot string, seed int64, keep bool) error {
 	// One grade alone per language (its correct reference), after a warm-up grade of each so a
 	// Go build finds its cache: the time one learner costs when nothing else runs.
 	var single []time.Duration
+	var singleCPU time.Duration
 	for _, lang := range []string{"python", "node", "go"} {
 		p, _ := lib.Get("mcp-structured-errors")
 		ref := filepath.Join(refsRoot, p.ID, lang, references.Correct)
 		for round := range 2 {
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			if _, err := references.Grade(ctx, lib, p, lang, ref, seed); err != nil {
 				return err
 			}
 			if round == 1 {
 				single = append(single, time.Since(start))
+				singleCPU += cpuTime() - cpu
 			}
 		}
 	}
@@ -172,9 +179,9 @@ func run(n, jobs int, refsRoot string, seed int64, keep bool) error {
 			}
 		}
 	}()
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	b, err := class.Run(ctx, lib, store, learners, class.Options{NoIsolation: true, Jobs: jobs, Seed: seed, SeedSet: true})
-	wall := time.Since(start)
+	wall, used := time.Since(start), cpuTime()-cpu
 	close(stop)
 	sampler.Wait()
 	if err != nil {
@@ -182,9 +189,11 @@ func run(n, jobs int, refsRoot string, seed int64, keep bool) error {
 	}
 	status := map[string]int{}
 	var graded []time.Duration
+	procs := 0
 	for _, r := range b.Results {
 		status[r.Report.Status]++
 		graded = append(graded, r.Duration)
+		procs += r.Report.Timings.Processes
 	}
 	slices.Sort(graded)
 	var ru syscall.Rusage
@@ -192,7 +201,9 @@ func run(n, jobs int, refsRoot string, seed int64, keep bool) error {
 	ideal := time.Duration(float64(one) * float64(n) / float64(jobs))
 	fmt.Printf("submissions         %d (%d pass, %d fail, %d cannot be graded), %d jobs, %d cores\n", n, status[grader.StatusPass], status[grader.StatusFail], status[grader.StatusError], jobs, runtime.NumCPU())
 	fmt.Printf("batch               %.1f s, %.2f submissions/s\n", wall.Seconds(), float64(n)/wall.Seconds())
-	fmt.Printf("one grade alone     %.2f s (mean of %s)\n", one.Seconds(), durations(single))
+	fmt.Printf("CPU per grade       %.2f CPU-s in the batch (%.0f s of CPU over %.1f s: %.0f %% of %d cores), %.1f learner processes a grade\n",
+		used.Seconds()/float64(n), used.Seconds(), wall.Seconds(), 100*used.Seconds()/wall.Seconds()/float64(runtime.NumCPU()), runtime.NumCPU(), float64(procs)/float64(n))
+	fmt.Printf("one grade alone     %.2f s (mean of %s), %.2f CPU-s\n", one.Seconds(), durations(single), singleCPU.Seconds()/float64(len(single)))
 	fmt.Printf("per learner         median %.2f s, slowest %.2f s (in the batch)\n", graded[len(graded)/2].Seconds(), graded[len(graded)-1].Seconds())
 	fmt.Printf("ratio               %.2f = batch / (one grade × %d / %d jobs = %.1f s)\n", wall.Seconds()/ideal.Seconds(), n, jobs, ideal.Seconds())
 	fmt.Printf("peak memory         %.0f MiB (the grader and every learner process, sampled every 200 ms); the grader alone %.0f MiB\n", float64(peak.Load())/(1<<20), float64(ru.Maxrss)/1024)
@@ -201,6 +212,19 @@ func run(n, jobs int, refsRoot string, seed int64, keep bool) error {
 		fmt.Printf("kept                %s\n", tmp)
 	}
 	return nil
+}
+
+// cpuTime is the CPU time, user and system, of this process and of every child process it has
+// waited for (which include their own waited-for children: the sandboxes and the learner
+// processes in them).
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	t := func(ru syscall.Rusage) time.Duration {
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return t(self) + t(children)
 }
 
 // durations lists ds in seconds.

@@ -19,6 +19,14 @@ import (
 // stretch.
 const DefaultTimeout = 5 * time.Minute
 
+// DefaultJobs is how many learners a batch grades at once unless told: two per core. Each
+// learner is graded as one of a batch (grader.Options.Batch): its fixtures that wait for a
+// timeout wait one after another on one server instance, a few seconds in all, and while one
+// learner waits another uses the core. Each learner then starts three processes at most at
+// once (two server instances and a client), so two learners per core start fewer than one
+// learner per core did with an instance per waiting fixture.
+func DefaultJobs() int { return 2 * runtime.NumCPU() }
+
 // Options tune a batch.
 type Options struct {
 	// Seed is every learner's seed when SeedSet; otherwise the class's seed from the store, or
@@ -29,7 +37,7 @@ type Options struct {
 	// not graded, and gets a "this workspace is for …" error report in this kata. Empty: every
 	// learner is graded for the kata its kata.json names.
 	Kata string
-	// Jobs is how many learners are graded at once; 0 means runtime.NumCPU().
+	// Jobs is how many learners are graded at once; 0 means DefaultJobs().
 	Jobs int
 	// Regrade grades every learner, even those with a result of the same folder and seed.
 	Regrade bool
@@ -128,7 +136,7 @@ func Run(ctx context.Context, lib *katas.Library, store *Store, learners []Learn
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+		jobs = DefaultJobs()
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -295,7 +303,9 @@ func gradeOne(ctx context.Context, lib *katas.Library, l Learner, hash string, s
 	}()
 	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rep := grade(lctx, lib, l.Dir, grader.Options{Seed: seed, SeedSet: true})
+	// Batch: the other learners use the cores while this one's slow fixtures wait, so it is
+	// graded on as few processes as the interface allows (docs/grading.md#instances).
+	rep := grade(lctx, lib, l.Dir, grader.Options{Seed: seed, SeedSet: true, Batch: true})
 	if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
 		msg := fmt.Sprintf("grading took longer than %s, far beyond the grader's own deadlines (docs/grading.md#deadlines); its processes were stopped. A machine this loaded grades unfairly: grade again with fewer --jobs", timeout)
 		kata := rep.Kata

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -63,7 +62,7 @@ func newClassGradeCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.kata, "kata", "", "the class's kata: a learner whose workspace is for another one is a cannot-grade row (default: the kata most learners' kata.json name)")
 	fl.Int64Var(&f.seed, "seed", 0, "grade every learner with this seed (default: the class's from its results store, or a new one)")
-	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "learners graded at once")
+	fl.IntVar(&f.jobs, "jobs", class.DefaultJobs(), "learners graded at once")
 	fl.BoolVar(&f.regrade, "regrade", false, "grade every learner again, even those whose folder did not change since their result")
 	fl.StringVar(&f.out, "out", "kata-class", "`DIR` for the class results store (results.db) and the HTML report")
 	fl.StringVar(&f.html, "html", "", "write the HTML report to `FILE` (default OUT/report.html)")
