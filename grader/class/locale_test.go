@@ -31,7 +31,7 @@ func TestWriteTextInSpanishAndRussian(t *testing.T) {
 			"no se puede evaluar: kata.json is missing", "Las reglas que más incumple la clase (de 3 participantes evaluados)",
 			"1. category · 2 participantes, ", "p. ej., bob, ", "2. retry-after · 1 participante, ", "No se pueden evaluar (1 participante)",
 			"4 participantes — evaluados ahora: 4, sin cambios desde su resultado guardado: 0, no evaluables: 1 · "},
-		"ru": {"kata class grade · 4 участника · ", "seed 42 (повторить: --seed 42)", "  участник  тесты", "пройдено 48/48",
+		"ru": {"kata class grade · 4 участника · ", "зерно 42 (повторить: --seed 42)", "  участник  тесты", "пройдено 48/48",
 			"не удалось проверить: kata.json is missing", "Правила, которые класс нарушает чаще всего (из 3 проверенных участников)",
 			"1. category · 2 участника, ", "например, bob, ", "2. retry-after · 1 участник, ", "Не удалось проверить (1 участник)",
 			"4 участника: проверено сейчас — 4, без изменений с сохранённого результата — 0, не удалось проверить — 1 · "},
@@ -89,7 +89,7 @@ func TestProgressInRussian(t *testing.T) {
 	p := NewTicker(&plain, false, i18n.New("ru"))
 	p.Event(Event{Kind: EventBegan, Total: 5, Jobs: 2, Seed: 9})
 	p.Event(Event{Kind: EventFinished, Learner: res.Learner, Result: res, Done: 1, Total: 5})
-	if got, want := plain.String(), "kata class grade: 5 участников, по 2 одновременно, seed 9 (повторить: --seed 9)\n[1/5] bob: пройдено 1/2 · 3/4 баллов (75 %) · 1.5 с\n"; got != want {
+	if got, want := plain.String(), "kata class grade: 5 участников, по 2 одновременно, зерно 9 (повторить: --seed 9)\n[1/5] bob: пройдено 1/2 · 3/4 баллов (75 %) · 1.5 с\n"; got != want {
 		t.Errorf("plain progress\n%q, want\n%q", got, want)
 	}
 	var tty bytes.Buffer

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,8 +21,18 @@ func TestRevealIsATable(t *testing.T) {
 	var out bytes.Buffer
 	writeReveal(&out, q, lib, i18n.New("en"))
 	got := out.String()
-	key := it.Keys()[0]
-	if strings.Contains(got, "map[") || !strings.Contains(got, it.ID) || !strings.Contains(got, key+"* ") || !strings.Contains(got, "b 0") || !strings.Contains(got, " 3\n") {
+	if strings.Contains(got, "map[") || !strings.Contains(got, it.ID) || !strings.Contains(got, " 3\n") {
 		t.Errorf("reveal:\n%s", got)
+	}
+	// Every option with its count, the keyed ones marked: "a 1", "b* 0", "c 2", "d 0".
+	counts := map[string]int{"a": 1, "c": 2}
+	for _, o := range []string{"a", "b", "c", "d"} {
+		cell := o
+		if slices.Contains(it.Keys(), o) {
+			cell += "*"
+		}
+		if cell = fmt.Sprintf("%s %d", cell, counts[o]); !strings.Contains(got, cell) {
+			t.Errorf("reveal lacks %q:\n%s", cell, got)
+		}
 	}
 }

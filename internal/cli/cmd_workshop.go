@@ -236,6 +236,9 @@ func sendQueued(errw io.Writer, loc *i18n.Localizer) {
 	if err != nil {
 		return
 	}
+	if _, err := os.Stat(path); err != nil {
+		return // no store yet: nothing is queued, and a read-only command creates none
+	}
 	st, err := progress.Open(path)
 	if err != nil {
 		return

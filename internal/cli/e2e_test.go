@@ -115,8 +115,10 @@ func buildKata(t *testing.T, dir string) string {
 }
 
 // TestEndToEndInTmux walks the main path in a real terminal: catalog → knowledge layer →
-// examples layer → a quiz item answered → trap table at 80 columns → task screen → workspace
-// created → graded with a correct server → every test passes.
+// examples layer → a quiz item (enter with nothing marked answers nothing) answered → trap
+// table at 80 columns → task screen → workspace created → graded with a correct server →
+// every test passes → a save grades again and the status returns to ready → after a restart
+// the task screen shows the last grade.
 func TestEndToEndInTmux(t *testing.T) {
 	t.Parallel() // runs its own kata binary in folders of its own: nothing shared with other tests
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -142,9 +144,10 @@ func TestEndToEndInTmux(t *testing.T) {
 	if strings.Contains(scr, "The mental model") {
 		t.Errorf("the knowledge layer is still on screen after switching to examples:\n%s", scr)
 	}
-	s.send("se-01", "x")             // the quiz
-	s.send("(x) a)", "a")            // a letter marks an option …
-	scr = s.send("correct", "Enter") // … and enter answers
+	s.send("se-01", "x")                     // the quiz
+	s.send("Nothing is marked yet", "Enter") // enter with nothing marked answers nothing …
+	s.send("(x) a)", "a")                    // … a letter marks an option …
+	scr = s.send("correct", "Enter")         // … and enter answers
 	if !strings.Contains(scr, "orrect") {
 		t.Errorf("answering showed no verdict:\n%s", scr)
 	}
@@ -168,6 +171,25 @@ func TestEndToEndInTmux(t *testing.T) {
 		os.WriteFile(filepath.Join(ws, f), b, 0o644)
 	}
 	s.send("0 failed", "g")
+	// A save grades again, and the status comes back to ready once that grade is in.
+	server := filepath.Join(ws, "server.py")
+	b, err := os.ReadFile(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(server, append(b, "\n# saved again\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The second grade is the one that says what changed since the first.
+	s.sendAll([]string{"Since the last grade", "Ready. Edit the files there"})
+	// The app remembers: after a restart the task screen opens on the last grade.
+	s.tmux("send-keys", "-t", "kata", "q")
+	s.tmux("kill-server")
+	s.start(env, bin)
+	s.send("> MCP engineering")
+	s.send("> Structured errors", "Down", "Down")
+	s.send("1 knowledge", "Enter")
+	s.sendAll([]string{"Last grade", "0 failed"}, "w")
 	s.tmux("send-keys", "-t", "kata", "q")
 }
 
