@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
 	"github.com/kata-mcp/kata/grader/class"
@@ -69,7 +72,7 @@ func newClassGradeCmd() *cobra.Command {
 	fl.StringVar(&f.csv, "csv", "", "also write the class as CSV to `FILE` (one row per learner, a column per task step; - for stdout)")
 	fl.StringVar(&f.json, "json", "", "also write the class report as JSON to `FILE` (- for stdout)")
 	fl.BoolVar(&f.learnerFs, "learner-files", false, "also write each learner's results.json and JUnit XML into OUT/learners/")
-	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms, and folder paths and names in learner output by them, in every report and on stderr")
+	fl.BoolVar(&f.anonymize, "anonymize", false, "replace learner names by stable pseudonyms, and folder paths and names in learner output by them, in every report and on stderr; the results store is then kept in kata's state folder, not in OUT")
 	fl.StringVar(&f.roster, "roster", "", "a CSV `FILE` mapping learners (folder,student_id,email) to the school's student ids: the CSV gets student_id and email columns")
 	fl.BoolVar(&f.noInstall, "no-install", false, "do not install SDK learners' dependencies (npm ci --ignore-scripts, go mod download from their lock files) before grading them")
 	fl.BoolVar(&f.noIsolation, "no-isolation", false, "grade although the grader cannot isolate learner code (only code you would run yourself)")
@@ -101,7 +104,11 @@ func runClassGrade(cmd *cobra.Command, args []string, f classFlags) error {
 		}
 	}
 	kata, naming := class.Assignment(learners, f.kata)
-	store, err := class.OpenStore(filepath.Join(f.out, class.StoreFile))
+	storePath, err := classStorePath(f.out, f.anonymize)
+	if err != nil {
+		return err
+	}
+	store, err := class.OpenStore(storePath)
 	if err != nil {
 		return err
 	}
@@ -229,4 +236,71 @@ func writeFileWith(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return w.Close()
+}
+
+// classStorePath is where a class's results store lives: OUT/results.db, or, for an anonymized
+// run, kata's own state ($XDG_STATE_HOME/kata/classes/ID/results.db, ID from OUT's absolute
+// path, folders 0700), so that the folder an instructor shares holds neither the learners'
+// names and folders nor the pseudonym key. A store that a named run left in OUT is moved
+// there first, with its WAL files, so the class still resumes and no named file stays beside
+// the pseudonymous ones.
+func classStorePath(out string, anonymize bool) (string, error) {
+	named := filepath.Join(out, class.StoreFile)
+	if !anonymize {
+		return named, nil
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	stateHome := os.Getenv("XDG_STATE_HOME")
+	if stateHome == "" {
+		stateHome = xdg.StateHome
+	}
+	if stateHome == "" {
+		return "", fmt.Errorf("--anonymize keeps the class's results store in kata's state folder: set XDG_STATE_HOME")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(stateHome, "kata", "classes", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, class.StoreFile)
+	_, haveStore := os.Stat(path)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		from := named + suffix
+		if _, err := os.Lstat(from); err != nil {
+			continue
+		}
+		if haveStore == nil {
+			// the state already holds this class's store: the named copy only goes
+			if err := os.Remove(from); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if err := moveFile(from, path+suffix); err != nil {
+			return "", fmt.Errorf("moving the named results store out of %s: %w", out, err)
+		}
+	}
+	return path, nil
+}
+
+// moveFile renames from to to, or copies it (mode 0600) and removes it where a rename cannot
+// cross file systems.
+func moveFile(from, to string) error {
+	if err := os.Rename(from, to); err == nil {
+		return nil
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		return err
+	}
+	return os.Remove(from)
 }

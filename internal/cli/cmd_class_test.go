@@ -298,3 +298,46 @@ func TestClassGradeErrorsInRussian(t *testing.T) {
 		t.Errorf("without isolation: %v / %q", err, ru.Error(err))
 	}
 }
+
+// TestClassGradeAnonymizedKeepsItsStoreOutOfTheOutput: an anonymized run keeps the results
+// store (learner folders, names and the pseudonym key) in kata's own state, not in the folder
+// an instructor shares; a store a named run left there is moved out, and nothing written
+// in OUT names a learner.
+func TestClassGradeAnonymizedKeepsItsStoreOutOfTheOutput(t *testing.T) {
+	hermeticState(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	dir := classOf(t, map[string]string{"ana-lovelace": "", "ben-franklin": ""})
+	out := filepath.Join(t.TempDir(), "report")
+	if _, errOut, code := runKata(t, "class", "grade", dir, "--out", out, "--no-isolation", "--seed", "5"); code != 1 && code != 0 && code != 2 {
+		t.Fatalf("named run: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.db")); err != nil {
+		t.Fatalf("a named run keeps its store in OUT: %v", err)
+	}
+	if _, errOut, code := runKata(t, "class", "grade", dir, "--out", out, "--no-isolation", "--anonymize"); code != 1 && code != 0 && code != 2 {
+		t.Fatalf("anonymized run: exit %d: %s", code, errOut)
+	}
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), "results.db") {
+			t.Errorf("the anonymized output holds the results store: %s", p)
+		}
+		b, _ := os.ReadFile(p)
+		for _, name := range []string{"ana-lovelace", "ben-franklin", dir} {
+			if bytes.Contains(b, []byte(name)) {
+				t.Errorf("%s names %q", p, name)
+			}
+		}
+		return nil
+	})
+	stores, _ := filepath.Glob(filepath.Join(state, "kata", "classes", "*", "results.db"))
+	if len(stores) != 1 {
+		t.Fatalf("the store is not in kata's state: %v", stores)
+	}
+	if fi, err := os.Stat(filepath.Dir(stores[0])); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the store's folder: %v %v", fi.Mode(), err)
+	}
+}
