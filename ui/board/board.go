@@ -16,9 +16,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/termtext"
 	"github.com/kata-mcp/kata/ui/common"
 	"github.com/kata-mcp/kata/ui/keymap"
+	"github.com/kata-mcp/kata/ui/markdown"
 	kw "github.com/kata-mcp/kata/workshop"
 	"github.com/kata-mcp/kata/workshop/board"
 )
@@ -369,6 +372,7 @@ func (m Model) quizLines() []string {
 		lines = append(lines, common.Truncate(st.Subtle.Render("      "+loc.T("board.quiz_waiting", "Names", strings.Join(q.Waiting, ", "))), m.width))
 	}
 	for _, it := range q.Items {
+		lines = append(lines, m.stemLines(it.Stem, max(2, stemMaxLines/len(q.Items)))...)
 		var parts []string
 		key := ""
 		for _, o := range it.Options {
@@ -382,6 +386,37 @@ func (m Model) quizLines() []string {
 			line += st.Pass.Render(" · " + loc.T("board.key", "Key", key))
 		}
 		lines = append(lines, common.Truncate(line, m.width))
+	}
+	return lines
+}
+
+// stemMaxLines is how many lines of stems the projected board's quiz panel shows: all of them
+// for one item, shared out (at least 2 each) among several.
+const stemMaxLines = 8
+
+// stemLines render a live quiz item's stem (Markdown from the packet) for the quiz panel,
+// indented under the panel's label: at most limit lines, the last one "…" when there is more. Control sequences in the packet text are dropped before rendering, and only the
+// renderer's own styling is kept after it (internal/termtext).
+func (m Model) stemLines(md string, limit int) []string {
+	if strings.TrimSpace(md) == "" || m.width < 20 {
+		return nil
+	}
+	out, err := markdown.Render(termtext.Markdown(md), m.width-6, markdown.StyleFor(m.opts.NoColor, !m.opts.Light))
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(termtext.Styled(out), "\n") {
+		if strings.TrimSpace(ansi.Strip(l)) == "" && (len(lines) == 0 || strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "") {
+			continue // no blank line first, and none twice
+		}
+		lines = append(lines, common.Truncate("    "+l, m.width))
+	}
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > limit {
+		lines = append(lines[:limit-1], "      …")
 	}
 	return lines
 }

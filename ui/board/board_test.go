@@ -146,6 +146,11 @@ func TestBoardShowsLearnersAndActs(t *testing.T) {
 	r.mustSee("task steps 1–2 of 2")
 	r.key("l")
 	r.mustSee("Live quiz started: mk-01.", "Quiz  mini-kata · open · open for 0:0", "not answered yet: Ana, Ben", "mk-01 · 0 answers: a 0 · b 0 · c 0")
+	// the item's stem, rendered from its Markdown: no backticks left
+	r.mustSee("A tool fails with", "isRetryable: false", "What does the client do?")
+	if strings.Contains(r.screen(), "`isRetryable") {
+		t.Errorf("the quiz panel shows the stem's raw Markdown:\n%s", r.screen())
+	}
 	r.key("r")
 	r.mustSee("Quiz  mini-kata · revealed", "key b")
 	r.key("e")
