@@ -11,6 +11,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/internal/i18n"
+	"github.com/kata-mcp/kata/internal/termtext"
 )
 
 //go:embed report.html
@@ -121,14 +122,14 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 		anchors[l.Name] = fmt.Sprintf("learner-%d", i+1)
 	}
 	for _, l := range r.Learners {
-		row := htmlRow{Name: l.Name, Anchor: anchors[l.Name]}
+		row := htmlRow{Name: termtext.Name(l.Name), Anchor: anchors[l.Name]}
 		if l.CannotGrade() {
 			msg, cut := Truncate(l.MessageIn(loc), detailCap, false)
 			v.Truncated = v.Truncated || cut
 			row.Error = loc.T("class.cannot_grade", "Why", clip(firstLine(msg), 72)) // the list below the rules has all of it
 			row.Summary, row.Detail = row.Error, msg
 			v.Rows = append(v.Rows, row)
-			v.Errors = append(v.Errors, htmlRow{Name: l.Name, Anchor: row.Anchor, Error: msg})
+			v.Errors = append(v.Errors, htmlRow{Name: termtext.Name(l.Name), Anchor: row.Anchor, Error: msg})
 			continue
 		}
 		row.Summary = loc.T("class.passed", "Passed", l.Passed, "Tests", l.Tests) + " · " + grader.FormatPoints(l.Points) + "/" + grader.FormatPoints(l.MaxPoints) + fmt.Sprintf(" (%.0f%%)", l.Percent)
@@ -184,9 +185,9 @@ func WriteHTML(w io.Writer, r *Report, loc *i18n.Localizer) error {
 			width = int(math.Round(100 * float64(rc.Learners) / float64(r.Gradable)))
 		}
 		hr := htmlRule{RuleCount: rc, Width: width, Breakers: loc.T("class.of", "N", rc.Learners, "Total", r.Gradable),
-			Lead: loc.T("class.example", "Learner", rc.ExampleLearner, "Test", rc.ExampleTest)}
+			Lead: loc.T("class.example", "Learner", termtext.Name(rc.ExampleLearner), "Test", rc.ExampleTest)}
 		for _, n := range rc.Names {
-			hr.Who = append(hr.Who, htmlLink{Name: n, Anchor: anchors[n]})
+			hr.Who = append(hr.Who, htmlLink{Name: termtext.Name(n), Anchor: anchors[n]})
 		}
 		v.Rules = append(v.Rules, hr)
 	}

@@ -39,6 +39,8 @@ func TestHTMLReportIsSelfContained(t *testing.T) {
 	r := classReport(t, BuildOptions{Generated: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)})
 	// Learner text is escaped: a message with markup stays text.
 	r.Learners[3].Message = `<img src="http://example.invalid/x.png"> is not a workspace`
+	// A learner folder named with control characters is shown quoted, as on the terminal.
+	r.Learners[3].Name = "dave\x1b]0;pwned\a"
 	var b bytes.Buffer
 	if err := WriteHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
@@ -47,6 +49,9 @@ func TestHTMLReportIsSelfContained(t *testing.T) {
 	checkSelfContained(t, html)
 	if !strings.Contains(html, "&lt;img src=&#34;http://example.invalid/x.png&#34;&gt;") {
 		t.Error("a learner's message was not escaped")
+	}
+	if strings.ContainsAny(html, "\x1b\a") || !strings.Contains(html, `&#34;dave\x1b]0;pwned\a&#34;`) {
+		t.Error("a learner name with control characters is not shown quoted")
 	}
 	for _, want := range []string{`<table class="heat" id="heatmap">`, `<tr class="learner">`, "cannot grade: ", `<table id="rules">`,
 		"<code>category</code>", "2 of 3", "generated 2026-05-04 10:00 UTC", "seed 42"} {
@@ -97,7 +102,7 @@ func TestLearnerDetails(t *testing.T) {
 	html := b.String()
 	checkSelfContained(t, html)
 	for _, want := range []string{`<details class="learner" id="learner-2"><summary>bob`, `<td class="name" title="bob"><a href="#learner-2">bob</a></td>`,
-		`<td class="who"><a href="#learner-2">bob</a></td>`, "errorCategory was &#34;transient&#34;", `<pre class="stderr">[… `,
+		`<td class="who" data-label="who"><a href="#learner-2">bob</a></td>`, "errorCategory was &#34;transient&#34;", `<pre class="stderr">[… `,
 		"Traceback: KeyError", "client not written: the template&#39;s client still says so; its 3 failing tests count no rule",
 		"long output is cut", "cannot grade: kata.json is missing"} {
 		if !strings.Contains(html, want) {
