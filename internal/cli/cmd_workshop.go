@@ -368,16 +368,27 @@ func addLiveClassCmds(class *cobra.Command) {
 	quiz.Flags().StringVar(&quizKata, "kata", "", "the kata (default: the workshop's first)")
 	quiz.Flags().IntVar(&count, "count", 1, "how many items, when none is named")
 
-	simple := func(use, short string, fn func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, args []string) error {
+	// withArg is an instructor command of one argument ("remove NAME"): the workshop's client, a
+	// deadline, and the argument; simple is one of none.
+	withArg := func(use, short string, fn func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer, arg string) error) *cobra.Command {
+		args := cobra.NoArgs
+		if strings.Contains(use, " ") {
+			args = cobra.ExactArgs(1)
+		}
+		return &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client()
 			if err != nil {
 				return err
 			}
 			cx, cancel := ctx()
 			defer cancel()
-			return fn(cx, c, cmd.OutOrStdout(), i18n.New(userLocale(cmd)))
+			return fn(cx, c, cmd.OutOrStdout(), i18n.New(userLocale(cmd)), strings.Join(args, ""))
 		}}
+	}
+	simple := func(use, short string, fn func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error) *cobra.Command {
+		return withArg(use, short, func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer, _ string) error {
+			return fn(ctx, c, out, loc)
+		})
 	}
 	var revealLib *katas.Library
 	reveal := simple("reveal", "Reveal the live quiz's key, rationales and answer distribution to everyone", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer) error {
@@ -429,43 +440,20 @@ func addLiveClassCmds(class *cobra.Command) {
 		return err
 	})
 	lock.Flags().BoolVar(&unlock, "unlock", false, "let new learners join again")
-	remove := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Remove a learner from the workshop by the name the board shows: their token stops working (lock the workshop to keep them out)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
-			if err != nil {
-				return err
-			}
-			cx, cancel := ctx()
-			defer cancel()
-			r, err := c.Remove(cx, args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.learner_removed", "Name", r.Name))
-			return nil
-		},
-	}
-	say := &cobra.Command{
-		Use:   "say MESSAGE",
-		Short: "Show a message on every learner's screen",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
-			if err != nil {
-				return err
-			}
-			cx, cancel := ctx()
-			defer cancel()
-			if _, err := c.Say(cx, args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), i18n.New(userLocale(cmd)).T("out.said"))
-			return nil
-		},
-	}
+	remove := withArg("remove NAME", "Remove a learner from the workshop by the name the board shows: their token stops working (lock the workshop to keep them out)", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer, name string) error {
+		r, err := c.Remove(ctx, name)
+		if err == nil {
+			fmt.Fprintln(out, loc.T("out.learner_removed", "Name", r.Name))
+		}
+		return err
+	})
+	say := withArg("say MESSAGE", "Show a message on every learner's screen", func(ctx context.Context, c *workshop.Client, out io.Writer, loc *i18n.Localizer, message string) error {
+		_, err := c.Say(ctx, message)
+		if err == nil {
+			fmt.Fprintln(out, loc.T("out.said"))
+		}
+		return err
+	})
 	for _, c := range []*cobra.Command{open, quiz, reveal, end, closeCmd, boardURL, lock, remove, say} {
 		class.AddCommand(liveFlags(c))
 	}
