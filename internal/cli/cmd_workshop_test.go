@@ -167,6 +167,14 @@ func serveJoinClassAndRestart(t *testing.T, bin string) {
 	if after, _ := workshop.LoadInstructor(filepath.Join(tmp, "data", "kata", "instructor.json")); after.Token != before.Token {
 		t.Error("a restart changed the instructor token")
 	}
+	// the instructor's one-argument commands: a message to every learner, a learner removed
+	if out = runBin(t, bin, env, "class", "say", "Break until ten past"); !strings.Contains(out, "Sent to every learner.") {
+		t.Errorf("class say: %s", out)
+	}
+	runBin(t, bin, env, "join", srv.joinURL, "--name", "Ben")
+	if out = runBin(t, bin, env, "class", "remove", "Ben"); !strings.Contains(out, "Removed Ben") {
+		t.Errorf("class remove: %s", out)
+	}
 	out = runBin(t, bin, ana, "leave")
 	if !strings.Contains(out, "Left workshop "+code) {
 		t.Errorf("leave: %s", out)
