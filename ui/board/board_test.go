@@ -145,7 +145,7 @@ func TestBoardShowsLearnersAndActs(t *testing.T) {
 	r.key("s")
 	r.mustSee("task steps 1–2 of 2")
 	r.key("l")
-	r.mustSee("Live quiz started: mk-01.", "Quiz  mini-kata · open · open for 0:0", "not answered yet: Ana, Ben", "mk-01 · 0 answers: a 0 · b 0 · c 0")
+	r.mustSee("Live quiz started: mk-01.", "Quiz  mini-kata · open · open for 0:0", "not done yet: Ana, Ben", "mk-01 · 0 answers: a 0 · b 0 · c 0")
 	// the item's stem, rendered from its Markdown: no backticks left
 	r.mustSee("A tool fails with", "isRetryable: false", "What does the client do?")
 	if strings.Contains(r.screen(), "`isRetryable") {

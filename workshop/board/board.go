@@ -446,8 +446,10 @@ func (b *Board) Row(id string, now time.Time) Row {
 		if st.layer > 0 && st.layer <= len(p.Layers) {
 			c.LayerName = p.Layers[st.layer-1]
 		}
-		for _, ok := range st.items {
-			if ok {
+		for id, ok := range st.items {
+			if b.sealed(p.ID, id) {
+				c.Answered--
+			} else if ok {
 				c.Right++
 			}
 		}
@@ -555,7 +557,7 @@ func (b *Board) Summary(now time.Time) Summary {
 				}
 			}
 			for item, ok := range st.items {
-				if !ok {
+				if !ok && !b.sealed(p.ID, item) {
 					items[[2]string{p.ID, item}]++
 				}
 			}
@@ -584,6 +586,14 @@ func (b *Board) Summary(now time.Time) Summary {
 	s.Rules, s.Items = s.Rules[:min(len(s.Rules), topMisses)], s.Items[:min(len(s.Items), topMisses)]
 	s.Quiz = b.quizView()
 	return s
+}
+
+// sealed reports whether item of kata is in the live quiz still open: until the instructor
+// reveals it, the board (often projected) counts no answer to it as right or wrong, so that
+// nobody reads the key off a learner's score or off "missed most".
+func (b *Board) sealed(kata, item string) bool {
+	q := b.state.Quiz
+	return q != nil && q.State == workshop.QuizOpen && q.Kata == kata && slices.Contains(q.Items, item)
 }
 
 // item finds an item of p by id.

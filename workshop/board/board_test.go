@@ -175,6 +175,16 @@ func TestBoardLiveQuiz(t *testing.T) {
 	if counts["a"] != 0 || counts["b"] != 2 || qv.Items[0].Answered != 2 {
 		t.Errorf("distribution %v (answered %d): want b 2, a 0", counts, qv.Items[0].Answered)
 	}
+	// Before the reveal, nothing on the board (often projected) tells who chose the key: the
+	// quiz column and "missed most" leave out the open quiz's items.
+	for _, id := range []string{"L1", "L2"} {
+		if c := b.Row(id, t0).Cells[0]; c.Right != 0 || c.Answered != 0 {
+			t.Errorf("%s's cell during the open quiz: %d/%d; want 0/0 until the reveal", id, c.Right, c.Answered)
+		}
+	}
+	if m := b.Summary(t0).Items; len(m) != 0 {
+		t.Errorf("missed most during the open quiz: %+v; want none until the reveal", m)
+	}
 	rq := *q
 	rq.State, rq.Distribution = workshop.QuizRevealed, b.Distribution("q1")
 	f.add(workshop.Event{Kind: workshop.KindQuiz, Quiz: &rq})
@@ -190,6 +200,9 @@ func TestBoardLiveQuiz(t *testing.T) {
 	}
 	if qv.State != workshop.QuizRevealed || keyed != 1 {
 		t.Errorf("revealed quiz %+v: want one key", qv)
+	}
+	if c := b.Row("L1", t0).Cells[0]; c.Answered != 1 {
+		t.Errorf("Ana's cell once revealed: %d answered; want 1", c.Answered)
 	}
 	if st := b.State(); st.Quiz == nil || st.Quiz.Distribution["mk-01"]["b"] != 2 {
 		t.Errorf("published state %+v: want the distribution", st.Quiz)

@@ -242,7 +242,7 @@ func TestBoardPageInChromium(t *testing.T) {
 	b.waitText("the timer", "document.querySelector('#quiz .timer').textContent", "open for 0:")
 	b.waitText("who has not answered", "document.querySelector('#quiz .waiting').textContent", "Ben")
 	live(ana, "q1", "b")
-	b.waitText("Ana answered, Ben not yet", "document.querySelector('#quiz .waiting').textContent", "Not answered yet: Ben")
+	b.waitText("Ana answered, Ben not yet", "document.querySelector('#quiz .waiting').textContent", "Not done yet: Ben")
 	live(ben, "q2", "b")
 	b.waitText("the distribution", "document.querySelector('#quiz [data-option=b]').textContent", "2")
 	b.waitText("everyone answered", "document.getElementById('quiz').textContent", "Everyone present has answered.")
