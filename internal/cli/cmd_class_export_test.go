@@ -37,7 +37,7 @@ func TestClassExport(t *testing.T) {
 	}
 	t0 := time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
 	join := func(id, name, tok string) {
-		if _, err := st.Join(ctx, store.Learner{ID: id, Workshop: ws.ID, Name: name, Joined: t0}, tok, 0); err != nil {
+		if _, err := st.Join(ctx, store.Learner{ID: id, Workshop: ws.ID, Name: name, Joined: t0}, tok, store.JoinLimits{}); err != nil {
 			t.Fatal(err)
 		}
 	}
