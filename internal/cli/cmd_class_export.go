@@ -33,8 +33,9 @@ func newClassExportCmd() *cobra.Command {
 		Long: "kata class export reads the workshop's store (--db, kata serve's) and writes into --out:\n" +
 			"learners.csv and learners.json (one row per learner: layers read, answers, live quiz answers, mock exam best,\n" +
 			"each kata's last grade with its points and broken rules, attempts, first pass, time on task), events.jsonl (the\n" +
-			"event log, one JSON event a line) and gradebook.csv (Canvas's and Moodle's grade import: with --roster, each\n" +
-			"learner's student id and email; with --batch, the points kata class grade gave the same learners, in one sheet).\n" +
+			"event log, one JSON event a line), gradebook-canvas.csv and gradebook-moodle.csv (for Canvas's and Moodle's grade\n" +
+			"imports: with --roster, each learner's student id and email; with --batch, the points kata class grade gave the\n" +
+			"same learners, in one sheet).\n" +
 			"See docs/workshop.md#gradebook for the columns.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runClassExport(cmd, f) },
@@ -127,7 +128,8 @@ func runClassExport(cmd *cobra.Command, f classExportFlags) error {
 	}
 	var cols []board.GradebookColumn
 	for _, p := range packets {
-		col := board.GradebookColumn{Header: fmt.Sprintf("%s live (%s points)", p.ID, grader.FormatPoints(grader.ScoreOf(p, &grader.Report{}).Max)), Values: map[string]string{}}
+		max := grader.FormatPoints(grader.ScoreOf(p, &grader.Report{}).Max)
+		col := board.GradebookColumn{Header: fmt.Sprintf("%s live (%s points)", p.ID, max), Max: max, Values: map[string]string{}}
 		for _, r := range recs {
 			for _, k := range r.Katas {
 				if k.Kata == p.ID && k.Attempts > 0 {
@@ -158,7 +160,8 @@ func runClassExport(cmd *cobra.Command, f classExportFlags) error {
 			}
 			col := byKata[p.ID]
 			if col == nil {
-				cols = append(cols, board.GradebookColumn{Header: fmt.Sprintf("%s batch (%s points)", p.ID, grader.FormatPoints(grader.ScoreOf(p, &grader.Report{}).Max)), Values: map[string]string{}})
+				max := grader.FormatPoints(grader.ScoreOf(p, &grader.Report{}).Max)
+				cols = append(cols, board.GradebookColumn{Header: fmt.Sprintf("%s batch (%s points)", p.ID, max), Max: max, Values: map[string]string{}})
 				col = &cols[len(cols)-1]
 				byKata[p.ID] = col
 			}
@@ -173,6 +176,7 @@ func runClassExport(cmd *cobra.Command, f classExportFlags) error {
 		warning(errw, loc, i18n.M("class.cli.roster_missing", "Roster", f.roster, "N", len(unmatched), "Names", strings.Join(unmatched, ", ")))
 	}
 
+	var moodleLeft []string
 	files := []struct {
 		name  string
 		write func(io.Writer) error
@@ -180,7 +184,8 @@ func runClassExport(cmd *cobra.Command, f classExportFlags) error {
 		{"learners.csv", func(w io.Writer) error { return board.WriteRecordsCSV(w, recs, ws.Katas) }},
 		{"learners.json", func(w io.Writer) error { return board.WriteRecordsJSON(w, recs) }},
 		{"events.jsonl", func(w io.Writer) error { return board.WriteEventLog(w, events) }},
-		{"gradebook.csv", func(w io.Writer) error { return board.WriteGradebook(w, rows, cols) }},
+		{"gradebook-canvas.csv", func(w io.Writer) error { return board.WriteCanvasGradebook(w, rows, cols) }},
+		{"gradebook-moodle.csv", func(w io.Writer) (err error) { moodleLeft, err = board.WriteMoodleGradebook(w, rows, cols); return err }},
 	}
 	for _, file := range files {
 		path := filepath.Join(f.out, file.name)
@@ -188,6 +193,9 @@ func runClassExport(cmd *cobra.Command, f classExportFlags) error {
 			return err
 		}
 		fmt.Fprintln(errw, loc.T("class.cli.wrote", "Path", path))
+	}
+	if len(moodleLeft) > 0 {
+		warning(errw, loc, i18n.M("class.cli.moodle_left_out", "N", len(moodleLeft), "Names", strings.Join(moodleLeft, ", ")))
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), loc.T("class.cli.exported", "Learners", loc.N("count.learner", len(recs)), "Code", ws.Code, "Events", len(events), "Dir", f.out))
 	return nil

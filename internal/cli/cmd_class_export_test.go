@@ -37,7 +37,7 @@ func TestClassExport(t *testing.T) {
 	}
 	t0 := time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
 	join := func(id, name, tok string) {
-		if _, err := st.Join(ctx, store.Learner{ID: id, Workshop: ws.ID, Name: name, Joined: t0}, tok, 0); err != nil {
+		if _, err := st.Join(ctx, store.Learner{ID: id, Workshop: ws.ID, Name: name, Joined: t0}, tok, store.JoinLimits{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,13 +85,21 @@ func TestClassExport(t *testing.T) {
 		}
 		return rows
 	}
-	book := read("gradebook.csv")
+	book := read("gradebook-canvas.csv")
 	head := strings.Join(book[0], ",")
-	if !strings.HasPrefix(head, "Student,ID,SIS User ID,SIS Login ID,Section,Email address,ID number,mcp-structured-errors live (48 points),mcp-structured-errors batch (48 points)") {
-		t.Errorf("gradebook header %q", head)
+	if head != "Student,ID,SIS User ID,SIS Login ID,Section,mcp-structured-errors live (48 points),mcp-structured-errors batch (48 points)" {
+		t.Errorf("Canvas gradebook header %q", head)
 	}
-	if len(book) != 4 || book[1][0] != "Ana" || book[1][2] != "S1" || book[1][5] != "ana@example.edu" || book[1][7] == "" || book[1][8] == "" {
-		t.Errorf("gradebook %q", book)
+	if len(book) != 5 || book[1][0] != "Points Possible" || book[1][5] != "48" || book[2][0] != "Ana" || book[2][2] != "S1" || book[2][5] == "" || book[2][6] == "" {
+		t.Errorf("Canvas gradebook %q", book)
+	}
+	moodle := read("gradebook-moodle.csv")
+	if strings.Join(moodle[0], ",") != "ID number,Email address,Full name,mcp-structured-errors live (48 points),mcp-structured-errors batch (48 points)" ||
+		len(moodle) != 3 || moodle[1][0] != "S1" || moodle[1][1] != "ana@example.edu" {
+		t.Errorf("Moodle gradebook %q", moodle)
+	}
+	if !strings.Contains(stderr, "gradebook-moodle.csv leaves out 1 learners without a student id") {
+		t.Errorf("stderr does not name the learner left out of the Moodle gradebook:\n%s", stderr)
 	}
 	learners := read("learners.csv")
 	if len(learners) != 4 || learners[1][0] != "Ana" || learners[1][2] != "S1" || learners[3][0] != "Ben (2)" {

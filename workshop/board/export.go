@@ -254,10 +254,12 @@ func WriteEventLog(w io.Writer, events []workshop.Event) error {
 	return nil
 }
 
-// GradebookColumn is one graded column of a gradebook: its header and each row's value by
-// the row's key.
+// GradebookColumn is one graded column of a gradebook: its header, its points possible and
+// each row's value by the row's key. Values and Max are numbers as grader.FormatPoints writes
+// them (a point before any decimals, no thousands separator), or "" for no grade.
 type GradebookColumn struct {
 	Header string
+	Max    string
 	Values map[string]string
 }
 
@@ -267,29 +269,72 @@ type GradebookRow struct {
 	Key, Name, StudentID, Email string
 }
 
-// WriteGradebook writes a gradebook CSV that Canvas's and Moodle's grade imports accept
-// (docs/workshop.md#gradebook): Student, ID, SIS User ID, SIS Login ID, Section, Email
-// address, ID number, then one column per graded column (a number of points, empty when the
-// student has none). Canvas matches a row by its SIS User ID (the roster's student id);
-// Moodle by the Email address or the ID number, as chosen in its import.
-func WriteGradebook(w io.Writer, rows []GradebookRow, cols []GradebookColumn) error {
+// WriteCanvasGradebook writes a gradebook CSV for Canvas's Gradebook import (Canvas
+// Community, "How do I import grades in the Gradebook?"; docs/workshop.md#gradebook): UTF-8
+// without a byte-order mark, RFC 4180 quoting; the header Student, ID, SIS User ID, SIS Login
+// ID, Section, then one column per graded column — Canvas takes every column after Section
+// for an assignment, so there is nothing else; then a "Points Possible" row giving each
+// column's points (the points of an assignment the import creates); then one row per
+// student, whom Canvas finds by the SIS User ID (the roster's student id), else by the name.
+// The Canvas user ID column is left empty: kata cannot know it.
+func WriteCanvasGradebook(w io.Writer, rows []GradebookRow, cols []GradebookColumn) error {
 	cw := csv.NewWriter(w)
-	head := []string{"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Email address", "ID number"}
+	head := []string{"Student", "ID", "SIS User ID", "SIS Login ID", "Section"}
+	pp := []string{"Points Possible", "", "", "", ""}
 	for _, c := range cols {
-		head = append(head, c.Header)
+		head, pp = append(head, c.Header), append(pp, c.Max)
 	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
+	cw.Write(head)
+	cw.Write(pp)
 	for _, r := range rows {
-		row := []string{csvCell(r.Name), "", csvCell(r.StudentID), "", "", csvCell(r.Email), csvCell(r.StudentID)}
+		row := []string{csvCell(r.Name), "", csvCell(r.StudentID), "", ""}
 		for _, c := range cols {
 			row = append(row, c.Values[r.Key])
 		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// WriteMoodleGradebook writes a gradebook CSV for Moodle's CSV grade import (MoodleDocs,
+// "Grade import"; docs/workshop.md#gradebook): UTF-8 without a byte-order mark, comma
+// separated; the header ID number, Email address (only when every row written has one),
+// Full name, then one column per graded column; one row per student who has a student id.
+// Moodle stops the whole import at a row whose mapped user field is empty or unknown, so the
+// students without a student id are not written: it returns their names.
+func WriteMoodleGradebook(w io.Writer, rows []GradebookRow, cols []GradebookColumn) (left []string, err error) {
+	var keep []GradebookRow
+	emails := true
+	for _, r := range rows {
+		if r.StudentID == "" {
+			left = append(left, r.Name)
+			continue
+		}
+		keep = append(keep, r)
+		emails = emails && r.Email != ""
+	}
+	cw := csv.NewWriter(w)
+	head := []string{"ID number"}
+	if emails {
+		head = append(head, "Email address")
+	}
+	head = append(head, "Full name")
+	for _, c := range cols {
+		head = append(head, c.Header)
+	}
+	cw.Write(head)
+	for _, r := range keep {
+		row := []string{csvCell(r.StudentID)}
+		if emails {
+			row = append(row, csvCell(r.Email))
+		}
+		row = append(row, csvCell(r.Name))
+		for _, c := range cols {
+			row = append(row, c.Values[r.Key])
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return left, cw.Error()
 }

@@ -323,17 +323,13 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := s.clientAddr(r)
-	if !s.limits.seat(ws.ID, addr) {
-		writeErr(w, http.StatusForbidden, workshop.ErrTooManyJoins, fmt.Sprintf("this address already joined %d learners to workshop %s, the most one address may; ask your instructor", s.limits.l.SeatsPerAddress, code))
-		return
-	}
 	tok := newToken()
 	l := store.Learner{ID: newID("L"), Workshop: ws.ID, Name: name, Joined: s.now()}
-	ev, err := s.store.Join(r.Context(), l, hashToken(tok), s.opts.MaxLearners)
-	if err != nil {
-		s.limits.unseat(ws.ID, addr)
-	}
+	ev, err := s.store.Join(r.Context(), l, hashToken(tok), store.JoinLimits{MaxLearners: s.opts.MaxLearners, Addr: addr, PerAddress: s.limits.l.SeatsPerAddress})
 	switch {
+	case errors.Is(err, store.ErrTooManyJoins):
+		writeErr(w, http.StatusForbidden, workshop.ErrTooManyJoins, fmt.Sprintf("this address already joined %d learners to workshop %s, the most one address may; ask your instructor", s.limits.l.SeatsPerAddress, code))
+		return
 	case errors.Is(err, store.ErrClosed):
 		writeErr(w, http.StatusGone, workshop.ErrClosed, "workshop "+code+" was closed; its code has expired")
 		return

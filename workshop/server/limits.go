@@ -1,10 +1,10 @@
 package server
 
 import (
-	"fmt"
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -27,9 +27,10 @@ type Limits struct {
 	BadTokens, BadTokensBurst float64
 	// Streams caps the event streams one token may hold open at once (default 8).
 	Streams int
-	// SeatsPerAddress caps the learners one address may add to a workshop while this server
-	// runs (default 60: a classroom behind one NAT address fits; one machine cannot fill the
-	// workshop). Negative: no cap.
+	// SeatsPerAddress caps the learners one address may add to a workshop (default 60: a
+	// classroom behind one NAT address fits; one machine cannot fill the workshop). They are
+	// counted in the store (store.JoinLimits), so a restart or another replica keeps the count.
+	// Negative: no cap.
 	SeatsPerAddress int
 	// EventsPerLearner caps the events a workshop stores of one learner (default 20000, far
 	// beyond a day's work; a token replaying events cannot fill the disk). Negative: no cap.
@@ -71,34 +72,8 @@ type limiters struct {
 	swept time.Time
 	// streams counts each token's open streams.
 	streams map[string]int
-	// seats counts the learners each workshop and address joined ("id addr").
-	seats map[string]int
 	// events counts each learner's stored events (read from the store the first time).
 	events map[string]int
-}
-
-// seat takes one of addr's seats in workshop id; false when addr has taken its share.
-func (ls *limiters) seat(id int64, addr string) bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if ls.l.SeatsPerAddress < 0 {
-		return true
-	}
-	key := fmt.Sprint(id, " ", addr)
-	if ls.seats[key] >= ls.l.SeatsPerAddress {
-		return false
-	}
-	ls.seats[key]++
-	return true
-}
-
-// unseat gives back a seat taken by a join that failed.
-func (ls *limiters) unseat(id int64, addr string) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if key := fmt.Sprint(id, " ", addr); ls.seats[key] > 0 {
-		ls.seats[key]--
-	}
 }
 
 // eventRoom returns how many more events learner may store, asking count the first time.
@@ -142,7 +117,7 @@ type bucket struct {
 const forgetAfter = 10 * time.Minute
 
 func newLimiters(l Limits, now func() time.Time) *limiters {
-	return &limiters{l: l, now: now, m: map[string]*bucket{}, streams: map[string]int{}, seats: map[string]int{}, events: map[string]int{}}
+	return &limiters{l: l, now: now, m: map[string]*bucket{}, streams: map[string]int{}, events: map[string]int{}}
 }
 
 // allow takes one request from key's bucket (rate r, burst b); when empty it returns false
@@ -200,21 +175,26 @@ func retrySeconds(d time.Duration) int {
 }
 
 // clientAddr is the address a request counts against: the connection's, or with
-// TrustProxy the last X-Forwarded-For entry (the one the proxy in front of us added).
+// TrustProxy the last X-Forwarded-For entry (the one the proxy in front of us added). An IP
+// address is written one way (netip: IPv4-mapped IPv6 as IPv4, IPv6 in RFC 5952 form), so
+// that one client is one key however its address was spelt.
 func (s *Server) clientAddr(r *http.Request) string {
+	addr := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		addr = host
+	}
 	if s.opts.TrustProxy {
 		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
 			parts := strings.Split(xff[len(xff)-1], ",")
 			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
+				addr = a
 			}
 		}
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+	if ip, err := netip.ParseAddr(addr); err == nil {
+		return ip.Unmap().String()
 	}
-	return host
+	return addr
 }
 
 // authCache remembers token hashes already checked against the store.

@@ -114,6 +114,26 @@ func (r *rig) join(name string) (*workshop.Client, *workshop.JoinResponse) {
 	return r.client(jr.Token), jr
 }
 
+// joinFrom joins name as if from addr (the server must trust X-Forwarded-For) and returns
+// the status, the answer and the JSON error.
+func (r *rig) joinFrom(addr, name string) (int, workshop.JoinResponse, workshop.APIError) {
+	r.t.Helper()
+	req, _ := http.NewRequest("POST", r.http.URL+workshop.PathJoin, strings.NewReader(fmt.Sprintf(`{"code":%q,"name":%q}`, r.class.Code(), name)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", addr)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var jr workshop.JoinResponse
+	var ae workshop.APIError
+	b, _ := io.ReadAll(resp.Body)
+	json.Unmarshal(b, &jr)
+	json.Unmarshal(b, &ae)
+	return resp.StatusCode, jr, ae
+}
+
 // raw sends a request with a body and returns the status and the decoded JSON error.
 func (r *rig) raw(method, path, token, ctype string, body io.Reader) (int, workshop.APIError, http.Header) {
 	r.t.Helper()
@@ -574,22 +594,7 @@ func TestStreamEndsWhenServerCloses(t *testing.T) {
 // does not have, and past the learner's quota, are refused one by one with why.
 func TestTheRoom(t *testing.T) {
 	r := startRig(t, "", Options{TrustProxy: true, Limits: Limits{SeatsPerAddress: 3, EventsPerLearner: 2}})
-	join := func(addr, name string) (int, workshop.JoinResponse, workshop.APIError) {
-		req, _ := http.NewRequest("POST", r.http.URL+workshop.PathJoin, strings.NewReader(fmt.Sprintf(`{"code":%q,"name":%q}`, r.class.Code(), name)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Forwarded-For", addr)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var jr workshop.JoinResponse
-		var ae workshop.APIError
-		b, _ := io.ReadAll(resp.Body)
-		json.Unmarshal(b, &jr)
-		json.Unmarshal(b, &ae)
-		return resp.StatusCode, jr, ae
-	}
+	join := r.joinFrom
 	for i := range 5 {
 		s, _, ae := join("10.0.0.1", fmt.Sprintf("bot%d", i))
 		if (i < 3) != (s == http.StatusCreated) || (i >= 3 && (s != http.StatusForbidden || ae.Code != workshop.ErrTooManyJoins)) {
@@ -617,6 +622,43 @@ func TestTheRoom(t *testing.T) {
 	if resp.Accepted != 1 || len(resp.Rejected) != 3 || !strings.Contains(why[0], `e2: kata "other-kata" is not one of this workshop's katas`) ||
 		!strings.Contains(why[1], "the most a workshop keeps of one learner") {
 		t.Errorf("accepted %d, rejected %q", resp.Accepted, why)
+	}
+}
+
+// TestSeatsPerAddressSurviveARestart: one address fills its 60 seats, the server restarts
+// on the same store (SQLite, PostgreSQL), and the 61st join from that address is refused as
+// before the restart, while a learner from another address still joins.
+func TestSeatsPerAddressSurviveARestart(t *testing.T) {
+	for _, db := range []struct {
+		name string
+		dsn  func(t testing.TB) string
+	}{
+		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "workshop.db") }},
+		{"postgres", pgtest.DB},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			opts := Options{TrustProxy: true}
+			r := startRig(t, db.dsn(t), opts)
+			const flood = "203.0.113.7"
+			for i := range 60 {
+				if s, _, ae := r.joinFrom(flood, fmt.Sprintf("bot%d", i)); s != http.StatusCreated {
+					t.Fatalf("join %d of 60 from one address: %d %+v", i+1, s, ae)
+				}
+			}
+			s, _, before := r.joinFrom(flood, "bot60")
+			if s != http.StatusForbidden || before.Code != workshop.ErrTooManyJoins {
+				t.Fatalf("the 61st join before the restart: %d %+v, want 403 %s", s, before, workshop.ErrTooManyJoins)
+			}
+			r.stop()
+			r.start(opts)
+			s, _, after := r.joinFrom(flood, "bot61")
+			if s != http.StatusForbidden || after != before {
+				t.Errorf("the 61st join after the restart: %d %+v, want the refusal of before (403 %+v)", s, after, before)
+			}
+			if s, jr, ae := r.joinFrom("198.51.100.2", "Ana"); s != http.StatusCreated || jr.Name != "Ana" {
+				t.Errorf("a learner from another address after the restart: %d %+v %+v", s, jr, ae)
+			}
+		})
 	}
 }
 

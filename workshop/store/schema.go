@@ -44,6 +44,13 @@ var migrations = []string{
 	);
 	CREATE UNIQUE INDEX events_sender ON events(workshop_id, learner_id, event_id);
 	CREATE INDEX events_by_learner ON events(workshop_id, learner_id, seq);`,
+	// v2: the address each learner joined from, kept as a keyed hash (HMAC-SHA256 under the
+	// workshop's own random addr_key), so that the seats one address took are counted from the
+	// store and survive a restart. Learners who joined before v2 have none (NULL). Both are
+	// cleared when the workshop closes.
+	`ALTER TABLE workshops ADD COLUMN addr_key TEXT;
+	ALTER TABLE learners ADD COLUMN addr_hash TEXT;
+	CREATE INDEX learners_addr ON learners(workshop_id, addr_hash);`,
 }
 
 // SchemaVersion is the schema version this build writes (kept in the kata_schema table, which

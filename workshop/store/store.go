@@ -13,8 +13,11 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +41,8 @@ var (
 	ErrClosed = errors.New("the workshop is closed")
 	// ErrFull: the workshop already has its most learners.
 	ErrFull = errors.New("the workshop is full")
+	// ErrTooManyJoins: the joining address already took its most seats of the workshop.
+	ErrTooManyJoins = errors.New("this address took its most seats of the workshop")
 )
 
 // NotifyChannel is the PostgreSQL channel appends notify, with the payload
@@ -333,11 +338,25 @@ func (s *Store) lockWorkshop(ctx context.Context, tx *sql.Tx, id int64) (Worksho
 	return scanWorkshop(tx.QueryRowContext(ctx, s.d.Q(`SELECT `+workshopCols+` FROM workshops WHERE id = ?`+s.d.ForUpdate), id))
 }
 
+// JoinLimits are what a join is checked against, inside its transaction (so replicas on one
+// database share them, and a restart keeps them).
+type JoinLimits struct {
+	// MaxLearners caps the learners of the workshop (0: no cap).
+	MaxLearners int
+	// Addr is the client's address. It is stored only as HMAC-SHA256 (RFC 2104) under the
+	// workshop's own random 256-bit key, never in the clear; "" stores nothing.
+	Addr string
+	// PerAddress caps the learners joined from Addr, counting those who left or were removed
+	// (0 or negative: no cap). Learners who joined before schema v2 have no address and do
+	// not count.
+	PerAddress int
+}
+
 // Join adds learner l (l.ID set by the caller, unique) with the hash of their token to
 // workshop l.Workshop, and appends their KindJoined event, in one transaction. It fails with
-// ErrClosed when the workshop is closed and ErrFull when it has maxLearners learners (0: no
-// limit).
-func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearners int) (workshop.Event, error) {
+// ErrClosed when the workshop is closed, ErrFull when it has lim.MaxLearners learners and
+// ErrTooManyJoins when lim.Addr already joined lim.PerAddress of them.
+func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, lim JoinLimits) (workshop.Event, error) {
 	var ev workshop.Event
 	err := s.tx(ctx, "adding a learner", func(tx *sql.Tx) error {
 		w, err := s.lockWorkshop(ctx, tx, l.Workshop)
@@ -347,13 +366,30 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 		if !w.Closed.IsZero() {
 			return ErrClosed
 		}
-		if maxLearners > 0 {
+		if lim.MaxLearners > 0 {
 			var n int
 			if err := tx.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM learners WHERE workshop_id = ?`), w.ID).Scan(&n); err != nil {
 				return err
 			}
-			if n >= maxLearners {
+			if n >= lim.MaxLearners {
 				return ErrFull
+			}
+		}
+		var addrHash sql.NullString
+		if lim.Addr != "" {
+			key, err := s.addrKey(ctx, tx, w.ID)
+			if err != nil {
+				return err
+			}
+			addrHash = sql.NullString{String: hashAddr(key, lim.Addr), Valid: true}
+		}
+		if addrHash.Valid && lim.PerAddress > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, s.d.Q(`SELECT count(*) FROM learners WHERE workshop_id = ? AND addr_hash = ?`), w.ID, addrHash).Scan(&n); err != nil {
+				return err
+			}
+			if n >= lim.PerAddress {
+				return ErrTooManyJoins
 			}
 		}
 		// A name another learner present has is made unique: "Ben (2)", never two "Ben".
@@ -375,8 +411,8 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 			return err
 		}
 		l.Name = UniqueName(l.Name, func(n string) bool { return taken[strings.ToLower(n)] })
-		if _, err := tx.ExecContext(ctx, s.d.Q(`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at) VALUES(?, ?, ?, ?, ?)`),
-			l.ID, w.ID, l.Name, tokenHash, sqldb.NS(l.Joined)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.Q(`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at, addr_hash) VALUES(?, ?, ?, ?, ?, ?)`),
+			l.ID, w.ID, l.Name, tokenHash, sqldb.NS(l.Joined), addrHash); err != nil {
 			return err
 		}
 		evs, _, err := s.appendTx(ctx, tx, w, l.ID, []workshop.Event{{ID: "joined", Kind: workshop.KindJoined, Name: l.Name, At: l.Joined}}, l.Joined)
@@ -386,6 +422,31 @@ func (s *Store) Join(ctx context.Context, l Learner, tokenHash string, maxLearne
 		return err
 	})
 	return ev, err
+}
+
+// addrKey returns the key workshop id hashes its learners' addresses under, drawing it (32
+// bytes from crypto/rand, hex) the first time: a workshop made before schema v2 gets one at
+// its first join since. The workshop's row is locked by tx.
+func (s *Store) addrKey(ctx context.Context, tx *sql.Tx, id int64) (string, error) {
+	var key sql.NullString
+	if err := tx.QueryRowContext(ctx, s.d.Q(`SELECT addr_key FROM workshops WHERE id = ?`), id).Scan(&key); err != nil {
+		return "", err
+	}
+	if key.Valid && key.String != "" {
+		return key.String, nil
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	key.String = hex.EncodeToString(b)
+	_, err := tx.ExecContext(ctx, s.d.Q(`UPDATE workshops SET addr_key = ? WHERE id = ?`), key.String, id)
+	return key.String, err
+}
+
+// hashAddr is HMAC-SHA256 (RFC 2104) of addr under key, hex.
+func hashAddr(key, addr string) string {
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write([]byte(addr))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // UniqueName is name, or when taken says it is taken, name with the first free number:
@@ -574,8 +635,13 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, w Workshop, learner st
 	upd := `UPDATE workshops SET last_seq = ? WHERE id = ?`
 	args := []any{seq, w.ID}
 	if closed {
-		upd = `UPDATE workshops SET last_seq = ?, closed_at = ? WHERE id = ?`
+		// A closed workshop takes no more joins: the addresses' hashes and their key have
+		// served their purpose and are forgotten.
+		upd = `UPDATE workshops SET last_seq = ?, closed_at = ?, addr_key = NULL WHERE id = ?`
 		args = []any{seq, sqldb.NS(now), w.ID}
+		if _, err := tx.ExecContext(ctx, s.d.Q(`UPDATE learners SET addr_hash = NULL WHERE workshop_id = ?`), w.ID); err != nil {
+			return nil, 0, err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, s.d.Q(upd), args...); err != nil {
 		return nil, 0, err

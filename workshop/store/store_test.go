@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kata-mcp/kata/internal/sqldb"
 	"github.com/kata-mcp/kata/workshop"
 	"github.com/kata-mcp/kata/workshop/pgtest"
 )
@@ -72,14 +74,14 @@ func TestStore(t *testing.T) {
 			t.Errorf("unknown instructor token: %v", err)
 		}
 
-		joined, err := s.Join(ctx, Learner{ID: "L1", Workshop: w.ID, Name: "Ana", Joined: t0}, "lhash1", 2)
+		joined, err := s.Join(ctx, Learner{ID: "L1", Workshop: w.ID, Name: "Ana", Joined: t0}, "lhash1", JoinLimits{MaxLearners: 2})
 		if err != nil || joined.Seq != 1 || joined.Kind != workshop.KindJoined || joined.Name != "Ana" || joined.Learner != "L1" {
 			t.Fatalf("Join: %+v, %v", joined, err)
 		}
-		if _, err := s.Join(ctx, Learner{ID: "L2", Workshop: w.ID, Name: "Ben", Joined: t0}, "lhash2", 2); err != nil {
+		if _, err := s.Join(ctx, Learner{ID: "L2", Workshop: w.ID, Name: "Ben", Joined: t0}, "lhash2", JoinLimits{MaxLearners: 2}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Join(ctx, Learner{ID: "L3", Workshop: w.ID, Name: "Cy", Joined: t0}, "lhash3", 2); !errors.Is(err, ErrFull) {
+		if _, err := s.Join(ctx, Learner{ID: "L3", Workshop: w.ID, Name: "Cy", Joined: t0}, "lhash3", JoinLimits{MaxLearners: 2}); !errors.Is(err, ErrFull) {
 			t.Errorf("a third learner with room for 2: %v, want ErrFull", err)
 		}
 		l, err := s.LearnerByToken(ctx, "lhash1")
@@ -146,7 +148,7 @@ func TestStore(t *testing.T) {
 		if _, _, err := s.Append(ctx, w.ID, "L2", []workshop.Event{layerEvent("z")}, t0); !errors.Is(err, ErrClosed) {
 			t.Errorf("an event for a closed workshop: %v, want ErrClosed", err)
 		}
-		if _, err := s.Join(ctx, Learner{ID: "L9", Workshop: w.ID, Name: "Late", Joined: t0}, "lhash9", 0); !errors.Is(err, ErrClosed) {
+		if _, err := s.Join(ctx, Learner{ID: "L9", Workshop: w.ID, Name: "Late", Joined: t0}, "lhash9", JoinLimits{}); !errors.Is(err, ErrClosed) {
 			t.Errorf("joining a closed workshop: %v, want ErrClosed", err)
 		}
 		fresh, created, err := s.OpenWorkshop(ctx, []string{"k", "k2"}, t0)
@@ -298,6 +300,86 @@ func TestGroupCommitKeepsEachAppendsOutcome(t *testing.T) {
 		}
 		if evs, _ := s.Events(ctx, open1.ID, 0, 100, false); len(evs) != 20 {
 			t.Errorf("the open workshop has %d events, want 20", len(evs))
+		}
+	})
+}
+
+// TestSeatsPerAddressAndAnOldStore: a store made by schema v1 (no addresses) opens, migrates
+// and keeps working; its old learners count for no address; an address is refused past its
+// seats and never stored in the clear; closing the workshop forgets the addresses' hashes.
+func TestSeatsPerAddressAndAnOldStore(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		// A v1 store with one workshop and one learner, as an earlier kata left it.
+		var (
+			db  *sql.DB
+			err error
+			d   = sqldb.SQLite
+		)
+		if IsPostgres(dsn) {
+			d = sqldb.Postgres
+			db, err = sql.Open("pgx", dsn)
+		} else {
+			db, err = sqldb.OpenSQLite(dsn)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.Migrate(ctx, db, sqldb.Schema{Dialect: d, VersionAt: sqldb.SchemaTable, Migrations: migrations[:1]}); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`INSERT INTO workshops(code, katas, created_at) VALUES('ABCD-1234', '["k"]', 1)`,
+			`INSERT INTO learners(id, workshop_id, name, token_hash, joined_at) VALUES('L0', 1, 'Old', 'h0', 1)`,
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+
+		s := open(t, dsn)
+		w, err := s.WorkshopByCode(ctx, "ABCD-1234")
+		if err != nil {
+			t.Fatalf("the v1 workshop after migrating: %v", err)
+		}
+		if l, err := s.LearnerByToken(ctx, "h0"); err != nil || l.Name != "Old" {
+			t.Errorf("the v1 learner after migrating: %+v, %v", l, err)
+		}
+		join := func(id, addr string) error {
+			_, err := s.Join(ctx, Learner{ID: id, Workshop: w.ID, Name: id, Joined: t0}, "h"+id, JoinLimits{Addr: addr, PerAddress: 2})
+			return err
+		}
+		for i, c := range []struct {
+			id, addr string
+			want     error
+		}{{"L1", "192.0.2.1", nil}, {"L2", "192.0.2.1", nil}, {"L3", "192.0.2.1", ErrTooManyJoins}, {"L4", "2001:db8::1", nil}, {"L5", "", nil}} {
+			if err := join(c.id, c.addr); !errors.Is(err, c.want) {
+				t.Errorf("join %d from %q: %v, want %v", i+1, c.addr, err, c.want)
+			}
+		}
+		var clear, hashed int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM learners WHERE addr_hash LIKE '%192.0.2%'`).Scan(&clear); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM learners WHERE addr_hash IS NOT NULL`).Scan(&hashed); err != nil {
+			t.Fatal(err)
+		}
+		if clear != 0 || hashed != 3 {
+			t.Errorf("learners with the address in the clear: %d, with a hash: %d; want 0 and 3", clear, hashed)
+		}
+		if _, _, err := s.Append(ctx, w.ID, "", []workshop.Event{{ID: "c", Kind: workshop.KindClosed, At: t0}}, t0); err != nil {
+			t.Fatal(err)
+		}
+		var key sql.NullString
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM learners WHERE addr_hash IS NOT NULL`).Scan(&hashed); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.QueryRowContext(ctx, s.d.Q(`SELECT addr_key FROM workshops WHERE id = ?`), w.ID).Scan(&key); err != nil {
+			t.Fatal(err)
+		}
+		if hashed != 0 || key.Valid {
+			t.Errorf("after closing: %d address hashes and key %v, want none", hashed, key)
 		}
 	})
 }
