@@ -84,7 +84,7 @@ func run(n int, duration, interval time.Duration, db, bin, kata string) error {
 	if err != nil {
 		return err
 	}
-	srv := exec.Command(bin, "serve", "--headless", "--kata", kata, "--addr", "127.0.0.1:"+strconv.Itoa(port), "--db", dsn, "--max-learners", strconv.Itoa(n+10), "--open-layers", "0", "--open-steps", "0")
+	srv := exec.Command(bin, "serve", "--headless", "--kata", kata, "--addr", "127.0.0.1:"+strconv.Itoa(port), "--db", dsn, "--max-learners", strconv.Itoa(n+10), "--seats-per-address", strconv.Itoa(n+10), "--open-layers", "0", "--open-steps", "0")
 	srv.Env = append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(tmp, "data"), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
 	out, err := os.Create(filepath.Join(tmp, "serve.out"))
 	if err != nil {
@@ -108,7 +108,8 @@ func run(n int, duration, interval time.Duration, db, bin, kata string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	// Join everyone (the server rate-limits joins per address: they wait out 429s).
+	// Join everyone (the server rate-limits joins per address: they wait out 429s; every
+	// learner comes from one loopback address, so --seats-per-address lets them all in).
 	fmt.Printf("%s: %d learners join %s…\n", db, n, joinURL)
 	started := time.Now()
 	clients := make([]*workshop.Client, n)

@@ -146,6 +146,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&open.Layers, "open-layers", 1, "layers open to learners in a new workshop (0: all)")
 	f.IntVar(&open.Steps, "open-steps", 1, "task steps open in a new workshop (0: all)")
 	f.IntVar(&cfg.Options.MaxLearners, "max-learners", server.DefaultMaxLearners, "the most learners the workshop takes")
+	f.IntVar(&cfg.Options.Limits.SeatsPerAddress, "seats-per-address", server.DefaultSeatsPerAddress, "the most learners one address may join (a class behind one NAT address needs its size; -1: no cap)")
 	f.DurationVar(&idle, "idle", board.DefaultIdle, "flag a learner who made no progress for this long")
 	f.BoolVar(&noBoard, "headless", false, "no terminal board even on a terminal (log to stderr)")
 	f.StringVar(&credsPath, "instructor-file", workshop.DefaultInstructorFile(), "where to leave the server's address and your token for kata class")

@@ -53,13 +53,18 @@ func (l Limits) withDefaults() Limits {
 		l.Streams = 8
 	}
 	if l.SeatsPerAddress == 0 {
-		l.SeatsPerAddress = 60
+		l.SeatsPerAddress = DefaultSeatsPerAddress
 	}
 	if l.EventsPerLearner == 0 {
 		l.EventsPerLearner = 20000
 	}
 	return l
 }
+
+// DefaultSeatsPerAddress is Limits.SeatsPerAddress when unset, and kata serve's
+// --seats-per-address default: a classroom behind one NAT address fits, one machine cannot
+// fill a workshop.
+const DefaultSeatsPerAddress = 60
 
 // limiters holds a token bucket per key (a token's hash, or an address), forgetting keys idle
 // for forgetAfter.
