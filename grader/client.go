@@ -239,6 +239,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		trace []traceEvent
 	}
 	pairs := map[string]pairSeen{}
+	witnesses := map[string]*proseWitness{}
 	// lastTail and lastTailOf are the stderr tail last shown for a crash and its scenario's
 	// name: a client that crashes the same way on every scenario shows it once in full.
 	var lastTail, lastTailOf string
@@ -265,6 +266,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		var probs problems
 		var output string
 		crashedAtStart := false
+		witness := newProseWitness(d, witnesses)
 		for k, cs := range d.cases {
 			if c == nil {
 				var err error
@@ -317,6 +319,7 @@ func (r *run) runClientTests(ctx context.Context) {
 					cp[i].msg = i18n.M("harness.fixture.with_cases", "Cases", cs.variant, "Problems", cp[i].msg)
 				}
 			}
+			witness.observe(cs, res, cp, len(probs))
 			probs = append(probs, cp...)
 			if res.broken {
 				// The scenario has failed; a client that hung would only hang again on each
@@ -327,6 +330,7 @@ func (r *run) runClientTests(ctx context.Context) {
 				break
 			}
 		}
+		witness.relabel(probs)
 		switch {
 		case sameCrash < 0:
 		case crashedAtStart:

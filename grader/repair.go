@@ -7,7 +7,9 @@ package grader
 // repair-6.
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
 
 	"github.com/kata-mcp/kata/internal/i18n"
 	"github.com/kata-mcp/kata/katas"
@@ -186,4 +188,86 @@ func proseCheck(d drawnScenario) (RuleID, string) {
 		return RuleRepairProse, "harness.repair.prose"
 	}
 	return RuleClientProse, "harness.client.prose"
+}
+
+// proseWitness finds, for a repair scenario and the scenarios of its pair, the cases that the
+// prose decided: a case whose decisions differ from the oracle's while another case with the
+// same flags (its payloads but for the prose placeholders' fields) made the oracle's decisions
+// was led by its message text, so its failure is rule repair-6's, whichever rule the first
+// differing decision belongs to (docs/grading.md#repair-rule-6).
+type proseWitness struct {
+	// passed holds the flags of the cases, of this scenario and its pair, that made the
+	// oracle's decisions.
+	passed map[string]bool
+	// failed maps the flags of this scenario's cases that did not to the indexes of their
+	// divergence in the scenario's problems.
+	failed map[string][]int
+}
+
+// newProseWitness returns the witness of a repair scenario, shared with its pair's earlier
+// scenarios through seen (keyed by pair, else the scenario's id); nil for a retry scenario.
+func newProseWitness(d drawnScenario, seen map[string]*proseWitness) *proseWitness {
+	if !d.repair() {
+		return nil
+	}
+	key := d.ID
+	if d.Pair != "" {
+		key = "pair " + d.Pair
+	}
+	w := seen[key]
+	if w == nil {
+		w = &proseWitness{passed: map[string]bool{}}
+		seen[key] = w
+	}
+	w.failed = map[string][]int{}
+	return w
+}
+
+// observe records a played case whose problems cp were appended to the scenario's problems at
+// index at.
+func (w *proseWitness) observe(cs scenarioCase, res scenarioResult, cp problems, at int) {
+	if w == nil || len(res.problems) > 0 {
+		return
+	}
+	flags := caseFlags(cs)
+	if len(cp) == 0 {
+		w.passed[flags] = true
+		return
+	}
+	for i, p := range cp {
+		if p.rule != RuleClientProtocol && p.rule != RuleRepairProse {
+			w.failed[flags] = append(w.failed[flags], at+i)
+		}
+	}
+}
+
+// relabel gives the problems of the cases the prose decided to rule repair-6.
+func (w *proseWitness) relabel(probs problems) {
+	if w == nil {
+		return
+	}
+	for flags, at := range w.failed {
+		if !w.passed[flags] {
+			continue
+		}
+		for _, i := range at {
+			probs[i] = problem{rule: RuleRepairProse, msg: i18n.M("harness.repair.prose_decided", "Problem", probs[i].msg)}
+		}
+	}
+}
+
+// caseFlags is a case's payloads as JSON without the fields that hold a prose variant's text.
+func caseFlags(cs scenarioCase) string {
+	var out []map[string]any
+	for _, pl := range cs.payloads {
+		flags := map[string]any{}
+		for k, v := range pl {
+			if s, ok := v.(string); !ok || !slices.Contains(proseRetry, s) && !slices.Contains(proseStop, s) {
+				flags[k] = v
+			}
+		}
+		out = append(out, flags)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }
