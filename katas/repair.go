@@ -71,7 +71,7 @@ func checkRepairScenario(s Scenario, def Policy, m *Manifest, bad func(format st
 	}
 	repairable := p.MaxRepairs != nil && *p.MaxRepairs > 0
 	for _, r := range s.Results {
-		if c, _ := r.Payload["errorCategory"].(string); c == RepairCategory && repairable && len(s.Model) == 0 {
+		if c, _ := r.Payload["errorCategory"].(string); c == RepairCategory && r.Payload["isError"] == true && repairable && len(s.Model) == 0 {
 			bad("a validation result with maxRepairs %d needs a model list to answer the client's propose", *p.MaxRepairs)
 			break
 		}
