@@ -81,6 +81,7 @@ type clientMsg struct {
 	Type     string          `json:"type"`
 	ID       string          `json:"id"`
 	Request  map[string]any  `json:"request"`
+	Feedback json.RawMessage `json:"feedback"`
 	Seconds  json.RawMessage `json:"seconds"`
 	Category json.RawMessage `json:"category"`
 	Message  string          `json:"message"`
@@ -102,23 +103,18 @@ type scenarioResult struct {
 // playScenario runs one case of a scenario against the client and records its decisions.
 func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenarioCase) scenarioResult {
 	var r scenarioResult
-	fail := func(broken bool, m i18n.Msg) scenarioResult {
-		r.problems.say(RuleClientProtocol, m)
+	failRule := func(broken bool, rule RuleID, m i18n.Msg) scenarioResult {
+		r.problems.say(rule, m)
 		r.broken = r.broken || broken
 		return r
 	}
-	policy := map[string]any{
-		"maxRetries": *d.policy.MaxRetries, "baseDelaySeconds": *d.policy.BaseDelaySeconds,
-		"multiplier": *d.policy.Multiplier, "categories": d.policy.Categories, "escalate": d.policy.Escalate,
-	}
-	if policy["escalate"] == nil {
-		policy["escalate"] = []string{}
-	}
-	if err := c.send(map[string]any{"type": "scenario", "id": d.ID, "request": d.request, "policy": policy}); err != nil {
+	fail := func(broken bool, m i18n.Msg) scenarioResult { return failRule(broken, RuleClientProtocol, m) }
+	if err := c.send(map[string]any{"type": "scenario", "id": d.ID, "request": d.request, "policy": scenarioPolicy(d)}); err != nil {
 		return fail(true, i18n.M("harness.client.not_reading", "Error", err.Error()))
 	}
 	invokes := 0
-	limit := *d.policy.MaxRetries + 1 + maxExtraInvokes
+	rp := newRepairPlay(d)
+	limit := rp.invokeLimit()
 	for {
 		var line clientLine
 		var ok bool
@@ -160,8 +156,8 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenar
 		}
 		switch m.Type {
 		case "invoke":
-			if !sameJSON(m.Request, d.request) {
-				return fail(true, i18n.M("harness.client.request_changed", "Got", jsonText(m.Request), "Want", jsonText(d.request)))
+			if rule, msg, ok := rp.checkInvoke(m.Request); !ok {
+				return failRule(true, rule, msg)
 			}
 			invokes++
 			r.trace = append(r.trace, traceEvent{Type: "invoke"})
@@ -171,7 +167,20 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenar
 				return r
 			}
 			pl := cs.payloads[min(invokes-1, len(cs.payloads)-1)]
+			rp.invoked(pl)
 			if err := c.send(map[string]any{"type": "result", "result": pl}); err != nil {
+				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
+			}
+		case "propose":
+			if !d.repair() {
+				return fail(true, i18n.M("harness.client.unknown_type", "Type", strconv.Quote(m.Type)))
+			}
+			r.trace = append(r.trace, traceEvent{Type: "propose"})
+			reply, rule, msg, broken := rp.propose(m)
+			if reply == nil {
+				return failRule(broken, rule, msg)
+			}
+			if err := c.send(reply); err != nil {
 				return fail(true, i18n.M("harness.client.stopped_reading", "Error", err.Error()))
 			}
 		case "sleep":
@@ -230,6 +239,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		trace []traceEvent
 	}
 	pairs := map[string]pairSeen{}
+	witnesses := map[string]*proseWitness{}
 	// lastTail and lastTailOf are the stderr tail last shown for a crash and its scenario's
 	// name: a client that crashes the same way on every scenario shows it once in full.
 	var lastTail, lastTailOf string
@@ -256,6 +266,7 @@ func (r *run) runClientTests(ctx context.Context) {
 		var probs problems
 		var output string
 		crashedAtStart := false
+		witness := newProseWitness(d, witnesses)
 		for k, cs := range d.cases {
 			if c == nil {
 				var err error
@@ -272,7 +283,8 @@ func (r *run) runClientTests(ctx context.Context) {
 				key := fmt.Sprintf("%s#%d", d.Pair, k)
 				if prev, ok := pairs[key]; ok {
 					if len(res.problems) == 0 && !sameTrace(prev.trace, res.trace) {
-						cp.say(RuleClientProse, i18n.M("harness.client.prose", "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
+						rule, msg := proseCheck(d)
+						cp.say(rule, i18n.M(msg, "Other", strconv.Quote(prev.id), "Here", traceString(res.trace), "There", traceString(prev.trace)))
 					}
 				} else {
 					pairs[key] = pairSeen{id: d.ID, trace: res.trace}
@@ -307,6 +319,7 @@ func (r *run) runClientTests(ctx context.Context) {
 					cp[i].msg = i18n.M("harness.fixture.with_cases", "Cases", cs.variant, "Problems", cp[i].msg)
 				}
 			}
+			witness.observe(cs, res, cp, len(probs))
 			probs = append(probs, cp...)
 			if res.broken {
 				// The scenario has failed; a client that hung would only hang again on each
@@ -317,6 +330,7 @@ func (r *run) runClientTests(ctx context.Context) {
 				break
 			}
 		}
+		witness.relabel(probs)
 		switch {
 		case sameCrash < 0:
 		case crashedAtStart:

@@ -387,6 +387,7 @@ func variantValues(ph string, p katas.Policy) []string {
 	for _, c := range slices.Sorted(maps.Keys(p.Categories)) {
 		switch {
 		case slices.Contains(p.Escalate, c):
+		case p.MaxRepairs != nil && c == katas.RepairCategory: // the repair loop's own, neither final nor retried
 		case p.Categories[c]:
 			retryable = append(retryable, c)
 		default:

@@ -119,9 +119,12 @@ func expectedTrace(p katas.Policy, payloads []map[string]any) []traceEvent {
 // The rule's statement is the catalog's (grader.rule.<id>, the same as rules.go's in English).
 func ruleText(e traceEvent, p katas.Policy) i18n.Msg {
 	r := rule(e.rule)
-	n := strings.TrimPrefix(string(r.ID), "client-")
-	if r.ID == RuleClientBounded {
+	n := strings.TrimPrefix(strings.TrimPrefix(string(r.ID), "client-"), "repair-")
+	switch r.ID {
+	case RuleClientBounded:
 		return i18n.M("harness.policy.rule_bounded", "N", n, "Statement", i18n.M(ruleMessageID(r.ID)), "MaxRetries", *p.MaxRetries)
+	case RuleRepairValidation, RuleRepairTransient:
+		return i18n.M("harness.repair.rule_budgets", "N", n, "Statement", i18n.M(ruleMessageID(r.ID)), "MaxRepairs", *p.MaxRepairs, "MaxRetries", *p.MaxRetries)
 	}
 	return i18n.M("harness.policy.rule", "N", n, "Statement", i18n.M(ruleMessageID(r.ID)))
 }
@@ -138,7 +141,7 @@ func describeLast(t []traceEvent) i18n.Msg {
 // checkScenario compares the client's decisions in one case of a scenario with the oracle's.
 func checkScenario(d drawnScenario, cs scenarioCase, got scenarioResult) problems {
 	probs := append(problems(nil), got.problems...)
-	want := expectedTrace(d.policy, cs.payloads)
+	want := scenarioOracle(d, cs)
 	if len(probs) == 0 {
 		if !sameTrace(got.trace, want) {
 			probs.say(explainDivergence(d, cs, got.trace, want))
@@ -194,10 +197,15 @@ func explainDivergence(d drawnScenario, cs scenarioCase, got, want []traceEvent)
 		broken = want[i].rule
 		first = i18n.M("harness.policy.because", "Decision", first, "Rule", ruleText(want[i], d.policy))
 	}
+	policy := i18n.M("harness.policy.policy", "MaxRetries", *d.policy.MaxRetries, "BaseDelaySeconds", fmtSeconds(*d.policy.BaseDelaySeconds),
+		"Multiplier", fmtSeconds(*d.policy.Multiplier), "Escalate", fmt.Sprint(d.policy.Escalate))
+	if d.repair() {
+		policy = i18n.M("harness.repair.policy", "MaxRepairs", *d.policy.MaxRepairs, "MaxRetries", *d.policy.MaxRetries,
+			"BaseDelaySeconds", fmtSeconds(*d.policy.BaseDelaySeconds), "Multiplier", fmtSeconds(*d.policy.Multiplier))
+	}
 	return broken, i18n.Lines(first,
 		i18n.M("harness.policy.payload", "Payload", jsonText(pl)),
-		i18n.M("harness.policy.policy", "MaxRetries", *d.policy.MaxRetries, "BaseDelaySeconds", fmtSeconds(*d.policy.BaseDelaySeconds),
-			"Multiplier", fmtSeconds(*d.policy.Multiplier), "Escalate", fmt.Sprint(d.policy.Escalate)),
+		policy,
 		i18n.M("harness.policy.expected", "Trace", traceString(want)),
 		i18n.M("harness.policy.got", "Trace", traceString(got)))
 }

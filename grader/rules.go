@@ -112,6 +112,32 @@ const (
 	RuleClientProtocol  RuleID = "client-protocol"
 )
 
+// Repair rules: the decisions of a client's repair loop against a scripted model
+// (docs/grading.md, "The repair-loop client"); repair-1 … repair-6 in the order a client
+// applies them after each invoke.
+const (
+	RuleRepairSuccess    RuleID = "repair-1"
+	RuleRepairUnknown    RuleID = "repair-2"
+	RuleRepairValidation RuleID = "repair-3"
+	RuleRepairTransient  RuleID = "repair-4"
+	RuleRepairStop       RuleID = "repair-5"
+	RuleRepairProse      RuleID = "repair-6"
+)
+
+// hasScenarios returns whether a packet has a client scenario of the kind (repair or retry):
+// the client-N rules apply to a kata with retry scenarios, the repair-N rules to one with
+// repair scenarios.
+func hasScenarios(repair bool) func(p *katas.Packet) bool {
+	return func(p *katas.Packet) bool {
+		if p.Scenarios == nil {
+			return false
+		}
+		return slices.ContainsFunc(p.Scenarios.Scenarios, func(s katas.Scenario) bool {
+			return s.IsRepair(s.Policy.Merge(p.Scenarios.Policy)) == repair
+		})
+	}
+}
+
 // has reports whether the kata's contract has a field with the role.
 func has(role katas.FieldRole) func(p *katas.Packet) bool {
 	return func(p *katas.Packet) bool { _, _, ok := p.Contract.Field(role); return ok }
@@ -164,16 +190,26 @@ var serverRules = []Rule{
 	{RuleMessageNoStatus, "server", "result-text", "the customer-facing message holds no HTTP status code", hasCustomerMessage},
 }
 
-// clientRules are the client rules: the seven decisions of a correct client, then the harness
-// protocol. Their statements are the "rule N: …" texts a failing scenario names.
+// retryScenarios and repairScenarios say whether a packet has retry or repair scenarios.
+var retryScenarios, repairScenarios = hasScenarios(false), hasScenarios(true)
+
+// clientRules are the client rules: the seven decisions of a correct retry client, the six of
+// a repair loop, then the harness protocol. Their statements are the "rule N: …" texts a
+// failing scenario names.
 var clientRules = []Rule{
-	{RuleClientSuccess, "client", "client-rule-1", "isError absent or false is a success and true an error, whatever else the payload holds; any other value is a malformed result, logged as unknown and aborted with category \"unknown\"", nil},
-	{RuleClientEscalate, "client", "client-rule-2", "a category in escalate escalates at once, before any retryability check", nil},
-	{RuleClientUnknown, "client", "client-rule-3", "an error whose category is missing or not in the policy's categories is logged as unknown, then aborted with category \"unknown\"", nil},
-	{RuleClientRetryBoth, "client", "client-rule-4", "retry only when isRetryable is JSON true and the policy's category is retryable; otherwise abort", nil},
-	{RuleClientSleep, "client", "client-rule-5", "before retry r, sleep exactly retryAfterSeconds when it is a number (the stated wait replaces the backoff for that retry, whatever the category), else baseDelaySeconds × multiplier^(r−1)", nil},
-	{RuleClientBounded, "client", "client-rule-6", "at most maxRetries retries, then exhausted at once, with no sleep after the last attempt", nil},
-	{RuleClientProse, "client", "client-rule-7", "explanation text never changes a decision: the same flags give the same invokes, sleeps and outcome", nil},
+	{RuleClientSuccess, "client", "client-rule-1", "isError absent or false is a success and true an error, whatever else the payload holds; any other value is a malformed result, logged as unknown and aborted with category \"unknown\"", retryScenarios},
+	{RuleClientEscalate, "client", "client-rule-2", "a category in escalate escalates at once, before any retryability check", retryScenarios},
+	{RuleClientUnknown, "client", "client-rule-3", "an error whose category is missing or not in the policy's categories is logged as unknown, then aborted with category \"unknown\"", retryScenarios},
+	{RuleClientRetryBoth, "client", "client-rule-4", "retry only when isRetryable is JSON true and the policy's category is retryable; otherwise abort", retryScenarios},
+	{RuleClientSleep, "client", "client-rule-5", "before retry r, sleep exactly retryAfterSeconds when it is a number (the stated wait replaces the backoff for that retry, whatever the category), else baseDelaySeconds × multiplier^(r−1)", retryScenarios},
+	{RuleClientBounded, "client", "client-rule-6", "at most maxRetries retries, then exhausted at once, with no sleep after the last attempt", retryScenarios},
+	{RuleClientProse, "client", "client-rule-7", "explanation text never changes a decision: the same flags give the same invokes, sleeps and outcome", retryScenarios},
+	{RuleRepairSuccess, "client", "repair-rule-1", "isError absent or false is a success; any other value but true is a malformed result, logged as unknown and aborted with category \"unknown\"", repairScenarios},
+	{RuleRepairUnknown, "client", "repair-rule-2", "an error whose category is missing or not in the policy's categories is logged as unknown, then aborted with category \"unknown\"", repairScenarios},
+	{RuleRepairValidation, "client", "repair-rule-3", "a validation error goes back to the model with its feedback while fewer than maxRepairs repairs were made, and the proposal is sent; the same arguments proposed again abort at once, and a spent repair budget is exhausted without a propose", repairScenarios},
+	{RuleRepairTransient, "client", "repair-rule-4", "an error is retried with the same request only when isRetryable is JSON true and the policy's category is retryable, after one sleep (retryAfterSeconds when a number, else baseDelaySeconds × multiplier^(r−1)), at most maxRetries times on a budget apart from the repairs', then exhausted", repairScenarios},
+	{RuleRepairStop, "client", "repair-rule-5", "every other error stops the loop: abort with its category, no propose, no retry", repairScenarios},
+	{RuleRepairProse, "client", "repair-rule-6", "message text never changes a decision: the same flags give the same invokes, proposes, sleeps and outcome", repairScenarios},
 	{RuleClientProtocol, "client", "client-messages", "the client speaks the harness protocol: JSON lines on stdout, the scenario's request unchanged, one outcome per scenario", nil},
 }
 

@@ -23,6 +23,9 @@ type Policy struct {
 	Multiplier       *float64        `json:"multiplier,omitempty"`
 	Categories       map[string]bool `json:"categories,omitempty"`
 	Escalate         []string        `json:"escalate,omitempty"`
+	// MaxRepairs, when set, makes the scenarios it applies to repair scenarios: how many times
+	// the client may ask the model for corrected arguments (docs/grading.md#repair-client).
+	MaxRepairs *int `json:"maxRepairs,omitempty"`
 	// From, in the set's default policy only, names an asset (e.g. assets/client-retry.json)
 	// that supplies the fields left unset here.
 	From string `json:"from,omitempty"`
@@ -45,6 +48,9 @@ func (p Policy) Merge(def Policy) Policy {
 	if p.Escalate == nil {
 		p.Escalate = def.Escalate
 	}
+	if p.MaxRepairs == nil {
+		p.MaxRepairs = def.MaxRepairs
+	}
 	return p
 }
 
@@ -64,6 +70,9 @@ type Scenario struct {
 	// Pair names a metamorphic pair: scenarios with the same Pair get the same draws and
 	// must produce the same decisions, since only their prose differs.
 	Pair string `json:"pair,omitempty"`
+	// Model is the scripted model of a repair scenario: the proposals it returns, in order
+	// (the last repeats), one per propose (docs/grading.md#repair-client).
+	Model []ModelStep `json:"model,omitempty"`
 }
 
 // ResultStep is one tool-result payload of a scenario. String values that are placeholders
@@ -102,6 +111,9 @@ func parseScenarios(file string, src []byte, m *Manifest, ps *Problems) *Scenari
 			ps.add(file, jsonKeyLine(src, "escalate"), "escalate names %q, which is not in the contract (%s)", e, strings.Join(m.Contract.CategoryNames(), ", "))
 		}
 	}
+	if r := set.Policy.MaxRepairs; r != nil && *r < 0 {
+		ps.add(file, jsonKeyLine(src, "maxRepairs"), "policy: maxRepairs must be an integer ≥ 0, got %d", *r)
+	}
 	seen := map[string]bool{}
 	for i, s := range set.Scenarios {
 		bad := checkEntry(ps, file, src, "scenario", i, s.ID, s.Name, s.Task, seen)
@@ -124,6 +136,7 @@ func parseScenarios(file string, src []byte, m *Manifest, ps *Problems) *Scenari
 				bad("policy category %q is not in the contract", c)
 			}
 		}
+		checkRepairScenario(s, set.Policy, m, bad)
 	}
 	return &set
 }

@@ -75,8 +75,12 @@ func (s *Shims) Files(shim, lang string) ([]string, error) {
 }
 
 // checkShims reports, in ps, each shim the manifest names that shims lacks for one of its
-// languages.
+// languages, and a manifest that names both client loops.
 func checkShims(file string, src []byte, m *Manifest, shims *Shims, ps *Problems) {
+	if slices.Contains(m.Shims, "client") && slices.Contains(m.Shims, "repair") {
+		// One client command plays every scenario, and the two shims' Go files share a package.
+		ps.add(file, jsonKeyLine(src, "shims"), "shims names both \"client\" and \"repair\": a workspace has one client loop, the retry loop or the repair loop")
+	}
 	for _, shim := range m.Shims {
 		for _, lang := range m.Languages {
 			if !shims.Has(shim, lang) {

@@ -1,0 +1,3 @@
+module staging
+
+go 1.26
