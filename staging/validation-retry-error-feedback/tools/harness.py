@@ -169,7 +169,11 @@ def payload_of(message, label):
     sc = result.get("structuredContent")
     check(isinstance(sc, dict), f"{label}: no structuredContent object")
     text = result["content"][0]["text"]
-    check(json.loads(text) == sc, f"{label}: text mirror differs")
+    try:
+        mirrored = json.loads(text)
+    except ValueError:
+        mirrored = None
+    check(mirrored == sc, f"{label}: text mirror differs: {text[:200]}")
     check(result.get("isError", False) == (sc or {}).get("isError", False),
           f"{label}: isError disagrees")
     return result, sc
@@ -287,11 +291,16 @@ def expect_success(session, label, arguments):
 def repair(session, label, true_args, broken_args):
     """The scripted model: fix every violation that names a broken argument and its constraint."""
     args = dict(broken_args)
+    before_all = len(REQUESTS)
     for attempt in range(3):
         message, raw, sent = call(session, args)
-        sc = message["result"]["structuredContent"]
+        sc = message.get("result", {}).get("structuredContent")
+        if not isinstance(sc, dict):
+            check(False, f"{label}: no payload: {message}")
+            return
         if not sc.get("isError"):
             check(attempt > 0 and sent and sent[0][2] == true_args, f"{label}: final request {sent}")
+            check(len(REQUESTS) - before_all == 1, f"{label}: {len(REQUESTS) - before_all} requests in the loop")
             check(sc["return"]["order_id"] == true_args["order_id"], f"{label}: wrong return")
             return
         before = dict(args)

@@ -291,7 +291,7 @@ def post_return(arguments):
         API_URL + "/returns", data=json.dumps(arguments).encode("utf-8"), method="POST",
         headers={"Authorization": "Bearer " + API_TOKEN, "Accept": "application/json",
                  "Content-Type": "application/json"})
-    order_id = arguments["order_id"]
+    order_id = arguments.get("order_id")
     try:
         with OPENER.open(request, timeout=TIMEOUT_SECONDS) as response:
             raw = response.read()
