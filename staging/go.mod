@@ -1,3 +1,0 @@
-module staging
-
-go 1.26
