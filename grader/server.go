@@ -100,6 +100,7 @@ func (r *run) onExtraWorker(f katas.Fixture) bool {
 func (r *run) runServerPhase(ctx context.Context) error {
 	set := r.packet.Fixtures["server"]
 	d := newDrawer(r.rep.Seed)
+	d.defs = r.packet.ToolDefinitions
 	cases := make([][]drawn, len(set.Fixtures))
 	for i, f := range set.Fixtures {
 		cases[i] = d.drawCases(f)
@@ -422,6 +423,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	if dr.id != "" {
 		out.requests = r.api.requestsFor(dr.id)
 		out.retryAfterSent, out.hasRetryAfterSent = r.api.retryAfterSent(dr.id)
+		out.sent = r.api.sentFor(dr.id)
 		if late := r.api.answeredLateFor(dr.id); !late.IsZero() && !late.After(returned) {
 			out.waitedPastTimeout = true
 		}
@@ -446,6 +448,9 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	default:
 		out.token = r.token()
 		all := checkCall(f, dr, out, r.packet.Contract)
+		if f.Repair {
+			all = append(all, r.repair(ctx, w, f, dr, res)...)
+		}
 		cr.probs, cr.notes = all.failures(), all.noteMessages()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}
