@@ -154,7 +154,7 @@ func (d *drawer) drawDeclared(f katas.Fixture, c caseSpec) drawn {
 		dr.variant = dr.label
 	case len(variant) > 0:
 		dr.variant = strings.Join(variant, ", ")
-		dr.label = strings.Join(label, ", ")
+		dr.label = "(" + strings.Join(label, ", ") + ")"
 	}
 	b := f.Backend
 	beh := &behaviour{kind: b.Kind, retryAfter: b.RetryAfter, status: c.status, refundOnly: true}
