@@ -7,6 +7,7 @@ package grader
 // (docs/grading.md#declared-tools).
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -235,4 +236,32 @@ func (a *ordersAPI) sentFor(id string) map[string]any {
 		return b.sent
 	}
 	return nil
+}
+
+// declaredSchemaGaps lists what a server's inputSchema for a declared tool lacks of the
+// declaration's: each property ("properties.quantity") and each required argument
+// ("required: email"); none for a built-in tool (def nil).
+func declaredSchemaGaps(listed any, def *katas.ToolDefinition) []string {
+	if def == nil || def.Schema() == nil {
+		return nil
+	}
+	b, _ := json.Marshal(listed)
+	var got struct {
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+	}
+	json.Unmarshal(b, &got) // a schema that is no object lacks everything below
+	var out []string
+	s := def.Schema()
+	for _, n := range s.Names() {
+		if _, ok := got.Properties[n]; !ok {
+			out = append(out, "properties."+n)
+		}
+	}
+	for _, n := range s.Required {
+		if !slices.Contains(got.Required, n) {
+			out = append(out, "required: "+n)
+		}
+	}
+	return out
 }

@@ -39,6 +39,7 @@ func TestDeclaredToolFeedback(t *testing.T) {
 		{"backend", []grader.RuleID{grader.RuleNoRequestInvalid}},
 		{"invent", []grader.RuleID{grader.RuleViolationsNoFalse}},
 		{"stringify", []grader.RuleID{grader.RuleViolationReceived}},
+		{"no-required", []grader.RuleID{grader.RuleToolsList}},
 		// a constraint a model cannot read leaves it nothing to repair
 		{"range", []grader.RuleID{grader.RuleRepair, grader.RuleViolationConstraint}},
 	}

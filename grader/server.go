@@ -231,6 +231,8 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 			}
 			if typ := schemaType(tool.InputSchema); typ != "object" {
 				probs.say(RuleToolsList, i18n.M("harness.tools_list.schema_type", "Tool", strconv.Quote(want), "Type", schemaTypeMsg(typ)))
+			} else if missing := declaredSchemaGaps(tool.InputSchema, r.packet.Definition(want)); len(missing) > 0 {
+				probs.say(RuleToolsList, i18n.M("harness.tools_list.declared_missing", "Tool", strconv.Quote(want), "Missing", strings.Join(missing, ", ")))
 			}
 		}
 	}

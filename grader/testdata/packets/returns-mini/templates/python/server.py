@@ -6,7 +6,7 @@ import sys
 import urllib.error
 import urllib.request
 
-FAULT = ""  # the tests write: first-only, vague, echo, backend, invent, range, stringify
+FAULT = ""  # the tests write: first-only, vague, echo, backend, invent, range, stringify, no-required
 
 SCHEMA = {
     "type": "object",
@@ -141,7 +141,8 @@ for line in sys.stdin:
         reply(msg_id, {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
                        "serverInfo": {"name": "orders", "version": "1"}})
     elif method == "tools/list":
-        reply(msg_id, {"tools": [{"name": "create_return", "description": "Open a return.", "inputSchema": SCHEMA}]})
+        listed = {k: v for k, v in SCHEMA.items() if FAULT != "no-required" or k != "required"}
+        reply(msg_id, {"tools": [{"name": "create_return", "description": "Open a return.", "inputSchema": listed}]})
     elif method == "tools/call" and msg["params"]["name"] == "create_return":
         p = create_return(msg["params"].get("arguments") or {})
         reply(msg_id, {"content": [{"type": "text", "text": json.dumps(p)}], "structuredContent": p, "isError": p["isError"]})
