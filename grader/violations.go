@@ -244,12 +244,7 @@ func checkDeclaredSuccess(f katas.Fixture, dr drawn, out callOutcome, payload ma
 	if !present {
 		return // checkSuccess says so
 	}
-	var posts []apiRequest
-	for _, r := range out.requests {
-		if r.Method == "POST" {
-			posts = append(posts, r)
-		}
-	}
+	posts := postsOf(out.requests)
 	switch {
 	case out.sent == nil || len(posts) == 0:
 		ps.say(RuleSuccessPayload, i18n.M("grader.declared_success.no_post", "Path", dr.def.Endpoint.Path))
@@ -324,12 +319,8 @@ func (r *run) repair(ctx context.Context, w *worker, f katas.Fixture, dr drawn, 
 			return ps
 		}
 	}
-	var posts []apiRequest
-	for _, q := range r.api.requestsFor(id)[min(before, len(r.api.requestsFor(id))):] {
-		if q.Method == "POST" {
-			posts = append(posts, q)
-		}
-	}
+	reqs := r.api.requestsFor(id)
+	posts := postsOf(reqs[min(before, len(reqs)):])
 	payload, _, _ := payloadOf(res)
 	sent := r.api.sentFor(id)
 	switch {
@@ -341,4 +332,9 @@ func (r *run) repair(ctx context.Context, w *worker, f katas.Fixture, dr drawn, 
 		ps.say(RuleRepair, i18n.M("grader.repair.result", "Key", strconv.Quote(dr.def.Success), "Got", jsonText(payload[dr.def.Success]), "Want", jsonText(sent)))
 	}
 	return ps
+}
+
+// postsOf keeps the POST requests of reqs.
+func postsOf(reqs []apiRequest) []apiRequest {
+	return slices.DeleteFunc(slices.Clone(reqs), func(q apiRequest) bool { return q.Method != "POST" })
 }
