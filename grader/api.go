@@ -33,6 +33,9 @@ type ordersAPI struct {
 	refused map[string][]apiRequest
 	// stray counts requests for ids no fixture registered (a malformed id sent anyway).
 	stray int
+	// declared maps the path of each declared tool's endpoint ("/returns") to the argument
+	// its requests are counted under (docs/grading.md#api-endpoints); set before any call.
+	declared map[string]string
 }
 
 // apiRequest is one request the service received, kept for the checks.
@@ -63,6 +66,10 @@ type behaviour struct {
 	// answeredLate is when a held request was answered after slowHold (the learner's server
 	// was still waiting for it); zero when every held request was given up in time.
 	answeredLate time.Time
+	// created describes what a declared tool's POST creates (createdBody); nil for the
+	// built-in tools. sent is the last body it answered with.
+	created *creation
+	sent    map[string]any
 }
 
 // slowHold is how long the "slow" behaviour holds a request before answering after all: six
@@ -144,12 +151,14 @@ func (a *ordersAPI) refuse(w http.ResponseWriter, r *http.Request, parts []strin
 		id = parts[1]
 	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "customers" && parts[2] == "orders":
 		id = parts[1]
-	case r.Method == http.MethodPost && len(parts) == 1 && parts[0] == "refunds":
-		var body struct {
-			OrderID string `json:"order_id"`
+	case r.Method == http.MethodPost && len(parts) == 1 && (parts[0] == "refunds" || a.declared["/"+parts[0]] != ""):
+		key := "order_id"
+		if k := a.declared["/"+parts[0]]; k != "" {
+			key = k
 		}
+		var body map[string]any
 		if json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body) == nil {
-			id = body.OrderID
+			id, _ = body[key].(string)
 		}
 	}
 	if id != "" {
@@ -219,6 +228,16 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = body.OrderID
 		b = a.orders[id]
 		req.Body = map[string]any{"order_id": body.OrderID, "amount": body.Amount}
+	case r.Method == http.MethodPost && len(parts) == 1 && a.declared["/"+parts[0]] != "":
+		var body map[string]any
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body); err != nil {
+			a.mu.Unlock()
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid JSON body"})
+			return
+		}
+		id, _ = body[a.declared["/"+parts[0]]].(string)
+		b = a.orders[id]
+		req.Body = body
 	default:
 		// An empty id (GET /orders/) or a path no endpoint has: a request that must not
 		// have been sent, counted as stray.
@@ -244,7 +263,7 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch b.kind {
 	case "ok":
 		if r.Method == http.MethodPost {
-			writeJSON(w, http.StatusCreated, b.refund)
+			writeJSON(w, http.StatusCreated, a.postBody(b, req.Body))
 			return
 		}
 		writeJSON(w, http.StatusOK, b.order)
@@ -252,8 +271,8 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeStatus(w, b)
 	case "slow":
 		if a.hold(r, b) {
-			if r.Method == http.MethodPost && b.refund != nil {
-				writeJSON(w, http.StatusCreated, b.refund)
+			if r.Method == http.MethodPost && (b.refund != nil || b.created != nil) {
+				writeJSON(w, http.StatusCreated, a.postBody(b, req.Body))
 				return
 			}
 			writeJSON(w, http.StatusOK, b.order)
@@ -301,6 +320,8 @@ func (a *ordersAPI) writeStatus(w http.ResponseWriter, b *behaviour) {
 		body["error"] = "forbidden"
 	case 404:
 		body["error"] = "not_found"
+	case 409:
+		body["error"] = "return_window_closed"
 	case 422:
 		body = map[string]any{"error": "refund_limit_exceeded", "limit": 500}
 	case 429:

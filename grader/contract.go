@@ -43,6 +43,8 @@ type callOutcome struct {
 	waitedPastTimeout bool
 	// token is the run's Orders API token, which no result may carry (checkNoToken).
 	token string
+	// sent is the body the API answered a declared tool's POST with (nil: none).
+	sent map[string]any
 }
 
 // problem is one broken rule, in a sentence for the learner. A note is not a failure: it
@@ -205,6 +207,7 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		return ps
 	}
 	checkNoToken(out.res, out.token, &ps)
+	checkNoSecret(out.res, dr.secrets, &ps)
 	payload, text, _ := payloadOf(out.res)
 	if payload == nil {
 		low := strings.ToLower(text)
@@ -227,6 +230,9 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 	checkMirror(out.res, c, &ps)
 	if f.Expect.Success != "" {
 		checkSuccess(f, dr, out.res, payload, c, &ps)
+		if dr.def != nil {
+			checkDeclaredSuccess(f, dr, out, payload, &ps)
+		}
 	} else {
 		checkTypedError(f, dr, out, payload, c, &ps)
 		if _, ok := c.Fields[customerMessageField]; ok {
@@ -403,6 +409,9 @@ func checkTypedError(f katas.Fixture, dr drawn, out callOutcome, payload map[str
 	}
 	if name, _, ok := c.Field(katas.RoleRetryAfter); ok {
 		checkRetryAfter(name, f, out, payload, c, ps)
+	}
+	if name, _, ok := c.Field(katas.RoleViolations); ok {
+		checkViolations(name, f, dr, payload, right, ps)
 	}
 }
 

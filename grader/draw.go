@@ -32,6 +32,13 @@ type drawn struct {
 	// spare is the same case with fresh ids, for one re-run when a failure looks like the
 	// machine's load (see suspectLoad); nil when none was drawn.
 	spare *drawn
+	// For a declared tool (declared.go): def is its declaration, trueArgs the valid argument
+	// object args was broken from, secrets the secret-like values args holds, and repairBeh
+	// what the Orders API does for the scripted model's calls (nil without "repair").
+	def       *katas.ToolDefinition
+	trueArgs  map[string]any
+	secrets   []string
+	repairBeh *behaviour
 }
 
 // Malformed ids: strings in the wrong format, never values of the wrong JSON type (docs/grading.md#malformed-arguments). Every
@@ -79,6 +86,8 @@ var (
 type drawer struct {
 	rng  *rand.Rand
 	used map[string]bool
+	// defs are the packet's declared tools, by name (nil: none).
+	defs map[string]*katas.ToolDefinition
 }
 
 func newDrawer(seed int64) *drawer {
@@ -141,6 +150,8 @@ type caseSpec struct {
 	form *malformedForm
 	// amount, when set, is the amount that replaces "{amount_nonpositive}".
 	amount *float64
+	// declared, for a declared tool's fixture, is the forms its arguments are broken by.
+	declared *declaredSpec
 }
 
 // drawCases draws every call a fixture makes in this run: one per status of its status list,
@@ -150,7 +161,11 @@ type caseSpec struct {
 // (docs/grading.md#seed: the seed varies values, never coverage).
 func (d *drawer) drawCases(f katas.Fixture) []drawn {
 	var out []drawn
-	for _, c := range fixtureCases(f) {
+	cases := fixtureCases(f)
+	if def := d.defs[f.Tool]; def != nil {
+		cases = declaredCases(f, def)
+	}
+	for _, c := range cases {
 		out = append(out, d.draw(f, c))
 	}
 	return out
@@ -202,6 +217,9 @@ func malformedArg(f katas.Fixture) string {
 
 // draw fills a fixture's placeholders and builds its backend behaviour for one case.
 func (d *drawer) draw(f katas.Fixture, c caseSpec) drawn {
+	if c.declared != nil {
+		return d.drawDeclared(f, c)
+	}
 	dr := drawn{orderID: d.orderID(), customerID: d.customerID(), spec: c}
 	malformed := ""
 	if c.form != nil {

@@ -49,6 +49,7 @@ func Plan(p *katas.Packet, seed int64) []PlanItem {
 	if set := p.Fixtures["server"]; set != nil {
 		out = append(out, PlanItem{Part: "server", ID: string(RuleToolsList), Covers: "tools/list"})
 		d := newDrawer(seed)
+		d.defs = p.ToolDefinitions
 		for _, f := range set.Fixtures {
 			for _, dr := range d.drawCases(f) {
 				out = append(out, PlanItem{Part: "server", ID: f.ID, Variant: dr.variant, Covers: describeCase(f, dr)})
@@ -77,7 +78,16 @@ func Plan(p *katas.Packet, seed int64) []PlanItem {
 // an amount, a literal) and the behaviour the Orders API plays, without any drawn value.
 func describeCase(f katas.Fixture, dr drawn) string {
 	var args []string
-	for _, k := range slices.Sorted(maps.Keys(f.Arguments)) {
+	keys := slices.Sorted(maps.Keys(f.Arguments))
+	if dr.def != nil {
+		// a declared tool's arguments are drawn whole: say which are broken, and how
+		args = append([]string{katas.ValidArguments}, f.Violate...)
+		for _, k := range slices.Sorted(maps.Keys(f.Set)) {
+			args = append(args, k+"="+jsonText(f.Set[k]))
+		}
+		keys = nil
+	}
+	for _, k := range keys {
 		kind := "literal"
 		if s, ok := f.Arguments[k].(string); ok && strings.Contains(s, "{") {
 			kind = s

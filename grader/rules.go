@@ -3,6 +3,7 @@ package grader
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -98,6 +99,17 @@ const (
 	RuleMessageNoStatus    RuleID = "message-no-status-code"
 )
 
+// Feedback rules: what a declared tool's validation error tells a model (docs/grading.md#violations).
+const (
+	RuleViolationsAllAtOnce RuleID = "violations-all-at-once"
+	RuleViolationsNoFalse   RuleID = "violations-no-false"
+	RuleViolationConstraint RuleID = "violation-constraint"
+	RuleViolationExpected   RuleID = "violation-expected"
+	RuleViolationReceived   RuleID = "violation-received"
+	RuleNoSecretEcho        RuleID = "no-secret-echo"
+	RuleRepair              RuleID = "feedback-repair"
+)
+
 // Client rules: the decisions a client makes from the typed flags (docs/grading.md, "The
 // client harness"); client-1 … client-7 are the seven rules of a correct retry policy, in
 // the order a client applies them.
@@ -156,6 +168,24 @@ func expectsProtocolError(p *katas.Packet) bool {
 	return false
 }
 
+// setsSecret reports whether a server fixture of the kata sends a secret-like value.
+func setsSecret(p *katas.Packet) bool {
+	return anyFixture(p, func(f katas.Fixture) bool {
+		return slices.Contains(slices.Collect(maps.Values(f.Set)), any(katas.SecretLike))
+	})
+}
+
+// repairs reports whether a server fixture of the kata plays the scripted model.
+func repairs(p *katas.Packet) bool {
+	return anyFixture(p, func(f katas.Fixture) bool { return f.Repair })
+}
+
+// anyFixture reports whether a server fixture of the kata satisfies ok.
+func anyFixture(p *katas.Packet, ok func(katas.Fixture) bool) bool {
+	set := p.Fixtures["server"]
+	return set != nil && slices.ContainsFunc(set.Fixtures, ok)
+}
+
 // serverRules are the server rules, in the order a reader meets them.
 var serverRules = []Rule{
 	{RuleToolsList, "server", "tools-list", "tools/list declares every tool the kata calls, each with an object input schema", nil},
@@ -177,6 +207,13 @@ var serverRules = []Rule{
 	{RuleAttemptedQuery, "server", "attempted-query", "attemptedQuery contains every argument value the call was given", has(katas.RoleAttemptedQuery)},
 	{RulePartialResults, "server", "partial-results", "partialResults holds the orders fetched before the failure, in order, or null when there were none", has(katas.RolePartialResults)},
 	{RuleArgumentName, "server", "field", "a validation error names the argument at fault exactly as in the tool's input schema", has(katas.RoleArgument)},
+	{RuleViolationsAllAtOnce, "server", "violations", "a validation error lists every broken argument at once, each in exactly one violation", has(katas.RoleViolations)},
+	{RuleViolationsNoFalse, "server", "violations", "no violation names an argument that was valid, and no other failure lists violations", has(katas.RoleViolations)},
+	{RuleViolationConstraint, "server", "violations", "a violation's constraint is the JSON Schema keyword the argument failed", has(katas.RoleViolations)},
+	{RuleViolationExpected, "server", "violations", "a violation's expected says what would pass: every allowed value, the bound, a valid example or every allowed argument", has(katas.RoleViolations)},
+	{RuleViolationReceived, "server", "violations", "a violation's received is the value sent (absent or null for a missing argument)", has(katas.RoleViolations)},
+	{RuleNoSecretEcho, "server", "secret-like", "no result holds eight characters in a row of a secret-like value the call sent", setsSecret},
+	{RuleRepair, "server", "repair", "a model that follows the feedback alone repairs the call within three calls, and only the repaired call reaches the API", repairs},
 	{RuleNoRequestInvalid, "server", "malformed-arguments", "an invalid argument is rejected before any request reaches the Orders API", nil},
 	{RuleBearerToken, "server", "api-auth", "every request carries Authorization: Bearer with ORDERS_API_TOKEN", nil},
 	{RuleOneRequest, "server", "one-request", "one request per lookup, page or refund: the server never retries on its own", nil},

@@ -326,6 +326,7 @@ func (r *run) prepare(ctx context.Context, lib *katas.Library, dir string) error
 		return err
 	}
 	r.api = api
+	api.declare(r.packet.ToolDefinitions)
 	r.spec = launchSpec{dir: dir, cwd: cwd, command: exp.Command, args: exp.Args, env: r.box.Env(exp.Env), box: r.box,
 		hidden: hiddenPath(r.box, dir, cwd, exp.Command, exp.Args), handshake: r.opts.handshake, api: true, started: &r.procs}
 	if r.hasRefusedFixture() {

@@ -100,6 +100,7 @@ func (r *run) onExtraWorker(f katas.Fixture) bool {
 func (r *run) runServerPhase(ctx context.Context) error {
 	set := r.packet.Fixtures["server"]
 	d := newDrawer(r.rep.Seed)
+	d.defs = r.packet.ToolDefinitions
 	cases := make([][]drawn, len(set.Fixtures))
 	for i, f := range set.Fixtures {
 		cases[i] = d.drawCases(f)
@@ -230,6 +231,8 @@ func (r *run) runToolsList(ctx context.Context, w *worker) {
 			}
 			if typ := schemaType(tool.InputSchema); typ != "object" {
 				probs.say(RuleToolsList, i18n.M("harness.tools_list.schema_type", "Tool", strconv.Quote(want), "Type", schemaTypeMsg(typ)))
+			} else if missing := declaredSchemaGaps(tool.InputSchema, r.packet.Definition(want)); len(missing) > 0 {
+				probs.say(RuleToolsList, i18n.M("harness.tools_list.declared_missing", "Tool", strconv.Quote(want), "Missing", strings.Join(missing, ", ")))
 			}
 		}
 	}
@@ -422,6 +425,7 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	if dr.id != "" {
 		out.requests = r.api.requestsFor(dr.id)
 		out.retryAfterSent, out.hasRetryAfterSent = r.api.retryAfterSent(dr.id)
+		out.sent = r.api.sentFor(dr.id)
 		if late := r.api.answeredLateFor(dr.id); !late.IsZero() && !late.After(returned) {
 			out.waitedPastTimeout = true
 		}
@@ -446,6 +450,9 @@ func (r *run) runCase(ctx context.Context, w *worker, f katas.Fixture, dr drawn)
 	default:
 		out.token = r.token()
 		all := checkCall(f, dr, out, r.packet.Contract)
+		if f.Repair {
+			all = append(all, r.repair(ctx, w, f, dr, res)...)
+		}
 		cr.probs, cr.notes = all.failures(), all.noteMessages()
 		cr.suspect = len(cr.probs) > 0 && suspectLoad(f, dr, out, r.packet.Contract)
 	}

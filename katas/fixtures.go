@@ -26,11 +26,18 @@ type Fixture struct {
 	// Task is the task step the fixture grades (task_id in reports).
 	Task int `json:"task"`
 	// Rule names the contract rule in plain words, shown with a failure.
-	Rule      string         `json:"rule"`
-	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
-	Backend   Backend        `json:"backend"`
-	Expect    Expect         `json:"expect"`
+	Rule      string    `json:"rule"`
+	Tool      string    `json:"tool"`
+	Arguments Arguments `json:"arguments"`
+	Backend   Backend   `json:"backend"`
+	Expect    Expect    `json:"expect"`
+	// Violate, Set and Repair are for a declared tool called with "{valid}" arguments
+	// (docs/packets.md#fixtures-of-a-declared-tool): Violate breaks each listed argument by a
+	// keyword ("quantity:maximum"), Set puts values in ("{secret_like}" a secret-like string),
+	// and Repair plays the scripted model against the feedback after the checks.
+	Violate []string       `json:"violate,omitempty"`
+	Set     map[string]any `json:"set,omitempty"`
+	Repair  bool           `json:"repair,omitempty"`
 }
 
 // Backend is what the grader's Orders API does for the fixture's ids (docs/grading.md#api-failures).
@@ -136,6 +143,9 @@ type Expect struct {
 	Field string `json:"field,omitempty"`
 	// ProtocolError, when non-zero, is the JSON-RPC error code expected instead of a result.
 	ProtocolError int `json:"protocolError,omitempty"`
+	// Violations, "from-violate" (ViolationsFromViolate), expects the contract's violations
+	// field to list exactly the arguments the fixture broke (docs/grading.md#violations).
+	Violations string `json:"violations,omitempty"`
 }
 
 // ParseFixtures decodes fixtures/<part>.json and checks each fixture against the manifest: a
@@ -189,7 +199,9 @@ func parseFixtures(file string, src []byte, m *Manifest, ps *Problems) *FixtureS
 		if e.RetryAfter != "" && e.RetryAfter != RetryAfterFromHeader {
 			bad("expect.retryAfter must be %q or absent", RetryAfterFromHeader)
 		}
-		if e.Success != "" && !slices.Contains(successKinds, e.Success) {
+		if d := m.Definition(f.Tool); d != nil || f.Arguments.Valid() || f.Violate != nil || f.Set != nil || f.Repair || e.Violations != "" {
+			checkDeclaredFixture(f, d, m, bad)
+		} else if e.Success != "" && !slices.Contains(successKinds, e.Success) {
 			bad("success must be order, orders, empty or refund")
 		}
 		if name, _, hasArg := m.Contract.Field(RoleArgument); hasArg && e.Category == "validation" && e.Field == "" {

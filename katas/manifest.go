@@ -50,6 +50,9 @@ type Manifest struct {
 	// of task.md (`call_with_retry`) to that language's own (`callWithRetry`). TASK.md and the
 	// task screen read the task in the workspace's language (Packet.TaskIn).
 	Terms map[string]map[string]string `json:"terms,omitempty"`
+	// ToolDefinitions declares the tools of Tools that are not built in (BuiltinTools), by
+	// name: endpoint, success key and input schema, as data (docs/packets.md#tool-definitions).
+	ToolDefinitions map[string]*ToolDefinition `json:"tool_definitions,omitempty"`
 }
 
 // CatalogText is a packet's title and summary in one language, as the catalog shows them.
@@ -149,6 +152,10 @@ const (
 	// RoleArgument: for a validation error, the name of the argument at fault, exactly as
 	// in the tool's input schema.
 	RoleArgument FieldRole = "argument"
+	// RoleViolations: for a validation error of a declared tool, every argument that fails
+	// the input schema, each once ({field, constraint, expected, received}); absent or empty
+	// for any other category (docs/grading.md#violations).
+	RoleViolations FieldRole = "violations"
 )
 
 // fieldRoles are every FieldRole with the field type it needs.
@@ -160,6 +167,7 @@ var fieldRoles = map[FieldRole]string{
 	RoleAttemptedQuery: FieldString,
 	RolePartialResults: FieldArrayOrNull,
 	RoleArgument:       FieldString,
+	RoleViolations:     FieldArrayOrNull,
 }
 
 // StandardRoles maps the conventional field names to their roles: a field with one of these
@@ -172,6 +180,7 @@ var StandardRoles = map[string]FieldRole{
 	"attemptedQuery":    RoleAttemptedQuery,
 	"partialResults":    RolePartialResults,
 	"field":             RoleArgument,
+	"violations":        RoleViolations,
 }
 
 // defaultCarriedBy is the category whose payload carries Retry-After when a retry-after field
@@ -313,6 +322,7 @@ func parseManifest(file string, src []byte, ps *Problems) *Manifest {
 		}
 	}
 	m.checkTerms(file, ps, fieldLine)
+	m.checkTools(file, ps, fieldLine)
 	if len(m.Points) > 0 && len(m.Graded) == 0 {
 		ps.add(file, fieldLine("points"), "points weighs task steps, but the packet grades nothing (graded is empty)")
 	}
