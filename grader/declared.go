@@ -28,6 +28,10 @@ type declaredSpec struct {
 	forms []schema.Form
 	// secret is the form of every "{secret_like}" value; nil when the fixture sets none.
 	secret *secretForm
+	// optional says the valid arguments carry every optional argument: the fixture's first
+	// case (and every other one after it) does, the others carry none, so that both shapes
+	// are graded in every run whatever the seed (docs/grading.md#declared-tools).
+	optional bool
 }
 
 // secretForm is one shape of a secret-like string (docs/grading.md#secret-like), its name the
@@ -98,7 +102,7 @@ func declaredCases(f katas.Fixture, def *katas.ToolDefinition) []caseSpec {
 	}
 	out := make([]caseSpec, n)
 	for j := range out {
-		ds := &declaredSpec{def: def}
+		ds := &declaredSpec{def: def, optional: j%2 == 0}
 		for _, l := range lists {
 			ds.forms = append(ds.forms, l[j%len(l)])
 		}
@@ -120,7 +124,7 @@ func (d *drawer) drawDeclared(f katas.Fixture, c caseSpec) drawn {
 	ds := c.declared
 	s := ds.def.Schema()
 	dr := drawn{orderID: d.orderID(), customerID: d.customerID(), spec: c, def: ds.def}
-	valid := s.Draw(d.rng)
+	valid := s.Draw(d.rng, ds.optional)
 	valid[ds.def.Endpoint.ID] = dr.orderID
 	args := maps.Clone(valid)
 	var variant, label []string
