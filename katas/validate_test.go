@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -352,7 +353,7 @@ func TestShippedCoverageCitesSeedLines(t *testing.T) {
 		for _, p := range v.Problems {
 			t.Errorf("%v", p)
 		}
-		if len(v.Seeds) != 1 || v.Seeds[0].TextLines == 0 {
+		if len(v.Seeds) == 0 || slices.ContainsFunc(v.Seeds, func(s SeedCoverage) bool { return s.TextLines == 0 }) {
 			t.Errorf("%s: seed summary %+v", v.Dir, v.Seeds)
 		}
 	}
