@@ -235,12 +235,12 @@ func checkCall(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) pro
 		}
 	} else {
 		checkTypedError(f, dr, out, payload, c, &ps)
-		if _, ok := c.Fields[customerMessageField]; ok {
+		if field, _, ok := c.Field(katas.RoleCustomerMessage); ok {
 			status := 0
 			if dr.beh != nil {
 				status = dr.beh.status
 			}
-			checkMessageText(payload, status, &ps)
+			checkMessageText(payload, field, status, &ps)
 		}
 	}
 	checkRequests(f, dr, out, &ps)

@@ -134,6 +134,9 @@ func describeBehaviour(b *behaviour) i18n.Msg {
 	secs := func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 	switch b.kind {
 	case katas.BackendOK:
+		if b.created != nil { // a declared tool's endpoint: 201 with what it created
+			return i18n.M("harness.api.created", "Record", strings.TrimSuffix(b.created.idKey, "_id"), "ID", b.created.id)
+		}
 		return i18n.M("harness.api.ok")
 	case katas.BackendStatus:
 		if b.status == 429 || (b.status == 503 && b.retryAfter != "" && b.retryAfter != katas.RetryAfterNone) {

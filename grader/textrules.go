@@ -16,13 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// customerMessageField is the contract field that holds the text shown to the customer; a
-// contract with it gets the message rules.
-const customerMessageField = "message"
-
-// hasCustomerMessage reports whether the kata's contract has a customer-facing message.
+// hasCustomerMessage reports whether the kata's contract has a customer-facing message (a
+// field with the role katas.RoleCustomerMessage): only such a contract gets the message rules.
 func hasCustomerMessage(p *katas.Packet) bool {
-	_, ok := p.Contract.Fields[customerMessageField]
+	_, _, ok := p.Contract.Field(katas.RoleCustomerMessage)
 	return ok
 }
 
@@ -70,8 +67,8 @@ var (
 // checkMessageText fails a failure payload whose customer-facing message shows the customer
 // what the kata teaches it must not: a URL or host of the API, a stack trace or an exception
 // type, or the HTTP status code the API answered this call with.
-func checkMessageText(payload map[string]any, status int, ps *problems) {
-	msg, ok := payload[customerMessageField].(string)
+func checkMessageText(payload map[string]any, field string, status int, ps *problems) {
+	msg, ok := payload[field].(string)
 	if !ok || msg == "" {
 		return
 	}
@@ -79,7 +76,7 @@ func checkMessageText(payload map[string]any, status int, ps *problems) {
 	low := strings.ToLower(msg)
 	for _, m := range urlMarkers {
 		if strings.Contains(low, m) {
-			ps.say(RuleMessageNoURL, i18n.M("grader.message_no_url.found", "Field", customerMessageField, "Found", strconv.Quote(m), "Message", quoted))
+			ps.say(RuleMessageNoURL, i18n.M("grader.message_no_url.found", "Field", field, "Found", strconv.Quote(m), "Message", quoted))
 			break
 		}
 	}
@@ -94,10 +91,10 @@ func checkMessageText(payload map[string]any, status int, ps *problems) {
 		found = exceptionType.FindString(msg)
 	}
 	if found != "" {
-		ps.say(RuleMessageNoTrace, i18n.M("grader.message_no_trace.found", "Field", customerMessageField, "Found", strconv.Quote(found), "Message", quoted))
+		ps.say(RuleMessageNoTrace, i18n.M("grader.message_no_trace.found", "Field", field, "Found", strconv.Quote(found), "Message", quoted))
 	}
 	if status >= 400 && containsStatus(msg, status) {
-		ps.say(RuleMessageNoStatus, i18n.M("grader.message_no_status.found", "Field", customerMessageField, "Status", status, "Message", quoted))
+		ps.say(RuleMessageNoStatus, i18n.M("grader.message_no_status.found", "Field", field, "Status", status, "Message", quoted))
 	}
 }
 

@@ -156,18 +156,23 @@ const (
 	// the input schema, each once ({field, constraint, expected, received}); absent or empty
 	// for any other category (docs/grading.md#violations).
 	RoleViolations FieldRole = "violations"
+	// RoleCustomerMessage: a text that may be shown to the customer as it is, so it holds no
+	// URL or host of the API, no stack trace or exception type and no HTTP status code
+	// (docs/grading.md#result-text). A message for the model and the log has no role.
+	RoleCustomerMessage FieldRole = "customer-message"
 )
 
 // fieldRoles are every FieldRole with the field type it needs.
 var fieldRoles = map[FieldRole]string{
-	RoleIsError:        FieldBoolean,
-	RoleCategory:       FieldString,
-	RoleRetryable:      FieldBoolean,
-	RoleRetryAfter:     FieldIntegerOrNull,
-	RoleAttemptedQuery: FieldString,
-	RolePartialResults: FieldArrayOrNull,
-	RoleArgument:       FieldString,
-	RoleViolations:     FieldArrayOrNull,
+	RoleIsError:         FieldBoolean,
+	RoleCategory:        FieldString,
+	RoleRetryable:       FieldBoolean,
+	RoleRetryAfter:      FieldIntegerOrNull,
+	RoleAttemptedQuery:  FieldString,
+	RolePartialResults:  FieldArrayOrNull,
+	RoleArgument:        FieldString,
+	RoleViolations:      FieldArrayOrNull,
+	RoleCustomerMessage: FieldNonEmptyString,
 }
 
 // StandardRoles maps the conventional field names to their roles: a field with one of these

@@ -89,8 +89,8 @@ server.tool(
     // ghp_, gho_, github_pat_, xoxb-, xoxp- or AKIA, or has 32 or more characters and no white
     // space, here and everywhere else in the result (message, text).
     // TODO(step 5): what a model cannot fix by changing its arguments is not validation and not
-    // retryable: a 404 is not_found, a 409 or 422 business, a 401 or 403 auth. A 5xx, a timeout
-    // or a dropped or refused connection is transient, the one retryable category. Catch
+    // retryable: a 404 is not_found, a 409 business, a 401 or 403 auth. A 5xx, a timeout
+    // or a dropped connection is transient, the one retryable category. Catch
     // failures by kind; a bare catch that files everything as transient also files your own
     // bugs there.
     log("create_return", "called, but not written yet");
