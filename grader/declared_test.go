@@ -11,6 +11,7 @@ import (
 
 	"github.com/kata-mcp/kata/grader"
 	"github.com/kata-mcp/kata/katas"
+	"github.com/kata-mcp/kata/packets"
 )
 
 // TestDeclaredToolFeedback grades a tiny Python server of returns-mini (testdata/packets), a
@@ -20,8 +21,12 @@ func TestDeclaredToolFeedback(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	lib, err := katas.Discover(os.DirFS("testdata/packets"), "test")
-	if err != nil {
+	// The built-in packets first, for their shims (repair-kata, beside returns-mini, names them).
+	lib := katas.NewLibrary()
+	if err := lib.Add(packets.FS, "embedded"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddDir(filepath.Join("testdata", "packets")); err != nil {
 		t.Fatal(err)
 	}
 	p, ok := lib.Get("returns-mini")
