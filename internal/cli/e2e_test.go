@@ -57,6 +57,20 @@ func (s *tmuxSession) sendAll(want []string, keys ...string) string {
 	}
 }
 
+// waitEnded waits until the app has quit and its session ended (the session's only window runs
+// the app, so quitting ends the session, and tmux's server with it). A kill-server here would
+// race that exit: it fails with "no server running" when the app was quicker.
+func (s *tmuxSession) waitEnded() {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("tmux", "-S", s.sock, "-f", "/dev/null", "has-session", "-t", "kata").Run() == nil {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the app did not quit after q; it shows:\n%s", s.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // start opens a session running the command line in env, 80×24. Right after an earlier
 // session ended, its tmux server may still be shutting down and refuse the new session
 // ("server exited unexpectedly"): start retries until a deadline.
@@ -184,7 +198,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	s.sendAll([]string{"Since the last grade", "Ready. Edit the files there"})
 	// The app remembers: after a restart the task screen opens on the last grade.
 	s.tmux("send-keys", "-t", "kata", "q")
-	s.tmux("kill-server")
+	s.waitEnded()
 	s.start(env, bin)
 	s.send("> MCP engineering")
 	s.send("> Structured errors", "Down", "Down")

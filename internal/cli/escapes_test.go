@@ -173,7 +173,7 @@ exec "$KATA" --packets "$PKTS"
 	s.tmux("pipe-pane", "-o", "-t", "kata", "cat >> '"+raw+"'")
 	s.tmux("send-keys", "-t", "kata", "Enter")
 
-	s.send("3 katas") // the app's catalog: the CLI commands are done
+	s.send("4 katas") // the app's catalog: the CLI commands are done
 	s.send("> Hostile click", "Down", "Down")
 	s.send("A layer click", "Enter") // knowledge layer
 	s.send("se-01", "x")             // the quiz
