@@ -115,6 +115,9 @@ func (r *run) failureDetail(f katas.Fixture, dr drawn, res *mcp.CallToolResult, 
 	switch {
 	case f.Backend.Kind == katas.BackendRefused:
 		lines = append(lines, i18n.M("harness.detail.api_refused"))
+	case dr.beh != nil && r.api != nil && dr.id != "" && len(r.api.requestsFor(dr.id)) == 0:
+		// What the API was set up to do, without saying it answered: nothing asked it.
+		lines = append(lines, i18n.M("harness.detail.api_unasked", "Behaviour", describeBehaviour(dr.beh)))
 	case dr.beh != nil:
 		lines = append(lines, i18n.M("harness.detail.api", "Behaviour", describeBehaviour(dr.beh)))
 	}
