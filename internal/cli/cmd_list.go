@@ -41,12 +41,17 @@ func newListCmd() *cobra.Command {
 			for i, e := range localized(cmd, lib).Entries() {
 				rows[i].Title = e.Title
 			}
+			// The id column is as wide as the longest id (at least 24), so titles line up.
+			w := 24
 			for _, r := range rows {
-				fmt.Fprintf(out, "%-24s %s (v%s)\n", r.ID, r.Title, r.Version)
-				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
+				w = max(w, len(r.ID))
+			}
+			for _, r := range rows {
+				fmt.Fprintf(out, "%-*s %s (v%s)\n", w, r.ID, r.Title, r.Version)
+				fmt.Fprintf(out, "%-*s %s\n", w, "", loc.T("list.line", "Layers", strings.Join(r.Layers, ", "), "Items", loc.N("count.item", r.Items),
 					"Traps", loc.T("list.traps_in", "Traps", loc.N("count.trap", r.Traps), "Tables", loc.N("count.in_table", r.TrapTables)),
 					"Steps", loc.N("count.step", r.TaskSteps), "Fixtures", loc.N("count.fixture", r.Fixtures), "Graded", strings.Join(r.Graded, ", ")))
-				fmt.Fprintf(out, "%-24s %s\n", "", loc.T("list.source", "Source", sourceName(loc, r.Source)))
+				fmt.Fprintf(out, "%-*s %s\n", w, "", loc.T("list.source", "Source", sourceName(loc, r.Source)))
 			}
 			return nil
 		},
