@@ -202,7 +202,7 @@ func TestHintsAndRulesInTheCatalog(t *testing.T) {
 			t.Errorf("rule %s in English: %q", r.ID, got)
 		}
 	}
-	if got := rule(RuleOneRequest).StatementIn(es, nil); got != "una petición por consulta, página o reembolso: el servidor nunca reintenta por su cuenta" {
+	if got := rule(RuleOneRequest).StatementIn(es, nil); got != "una petición por consulta, página, reembolso o devolución: el servidor nunca reintenta por su cuenta" {
 		t.Errorf("one-request in Spanish: %q", got)
 	}
 	lib := twinnedLibrary(t, "mcp-engineering", "config")

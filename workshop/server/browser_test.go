@@ -245,7 +245,7 @@ func TestBoardPageInChromium(t *testing.T) {
 	b.waitText("Ana answered, Ben not yet", "document.querySelector('#quiz .waiting').textContent", "Not done yet: Ben")
 	live(ben, "q2", "b")
 	b.waitText("the distribution", "document.querySelector('#quiz [data-option=b]').textContent", "2")
-	b.waitText("everyone answered", "document.getElementById('quiz').textContent", "Everyone present has answered.")
+	b.waitText("everyone answered", "document.getElementById('quiz').textContent", "Everyone present has answered every item.")
 	if _, err := r.class.Reveal(ctx); err != nil {
 		t.Fatal(err)
 	}
