@@ -7,7 +7,9 @@ package grader
 // repair-6.
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 
@@ -104,7 +106,36 @@ func (rp *repairPlay) propose(m clientMsg) (reply map[string]any, rule RuleID, m
 	}
 	args := modelProposal(rp.d.Model, rp.proposals, rp.sent)
 	rp.request = map[string]any{"tool": rp.d.Tool, "arguments": args}
-	return map[string]any{"type": "proposal", "arguments": args}, "", i18n.Msg{}, false
+	return map[string]any{"type": "proposal", "arguments": keysReversed(args)}, "", i18n.Msg{}, false
+}
+
+// keysReversed writes a proposal's arguments with their keys in reverse order of the request's
+// (encoding/json writes a map's keys sorted): a JSON object's members have no order, so a client
+// that compares arguments as text ("{same}" against what it sent) takes the same arguments for
+// new ones, and rule repair-3 catches it. A value that does not encode is written as null.
+func keysReversed(args map[string]any) json.RawMessage {
+	if args == nil {
+		return json.RawMessage("null")
+	}
+	keys := slices.Sorted(maps.Keys(args))
+	slices.Reverse(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(args[k])
+		if err != nil {
+			vb = []byte("null")
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // modelProposal is the scripted model's n-th proposal (1-based; the last step repeats, no
