@@ -287,8 +287,8 @@ type caseResult struct {
 // suspectLoad reports whether a failed call looks like load rather than a fault: the Orders
 // API answers this fixture at once (no hold, no drop, no refusal), yet the server reported a
 // category the contract calls retryable (a timeout, typically) where another was expected;
-// or, for a search whose later page is held, the server gave up before it ever asked for
-// that page (its timeout fired on a page the API answered at once).
+// or, for a search whose later page is held or fails, the server gave up before it ever asked
+// for that page (its timeout fired on a page the API answered at once).
 func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) bool {
 	switch f.Backend.Kind {
 	case katas.BackendOK, katas.BackendStatus, katas.BackendPages, katas.BackendEmpty:
@@ -300,6 +300,11 @@ func suspectLoad(f katas.Fixture, dr drawn, out callOutcome, c katas.Contract) b
 	}
 	if f.Backend.SlowPage {
 		return dr.beh != nil && len(out.requests) < dr.beh.slowPage
+	}
+	if f.Backend.FailPage && dr.beh != nil && len(out.requests) < dr.beh.failPage {
+		// It never asked for the failing page: its timeout fired on an earlier page, which
+		// the API answered at once (partial results then come back empty).
+		return true
 	}
 	payload, _, _ := payloadOf(out.res)
 	name, _, _ := c.Field(katas.RoleCategory)
