@@ -68,8 +68,8 @@ func (p *Property) span() (lo, hi float64) {
 // fitLength pads s with "x" or cuts it to lie within the lengths, in characters.
 func fitLength(s string, minLen, maxLen *int) string {
 	if minLen != nil {
-		for utf8.RuneCountInString(s) < *minLen {
-			s += "x"
+		if n := utf8.RuneCountInString(s); n < *minLen {
+			s += strings.Repeat("x", *minLen-n)
 		}
 	}
 	if maxLen != nil && utf8.RuneCountInString(s) > *maxLen {
@@ -221,22 +221,23 @@ func (p *Property) candidates(keyword string) []candidate {
 		if p.Type != TypeString {
 			return []candidate{{"a value not listed", func(rng *rand.Rand, v any) any {
 				n, _ := v.(float64)
-				for {
+				for range 16 {
 					if c := n + float64(1+rng.IntN(1000)); p.enumLacks(c) {
 						return c
 					}
 				}
+				return p.enumMax() + 1 // an enum of every value near n: past its largest
 			}}}
 		}
 		return []candidate{
 			{"capitalised", func(_ *rand.Rand, v any) any { return capitalise(str(v)) }},
 			{"cut short", func(_ *rand.Rand, v any) any { r := []rune(str(v)); return string(r[:max(len(r)-1, 0)]) }},
 			{"another word", func(rng *rand.Rand, _ any) any {
-				for {
-					if w := nearMisses[rng.IntN(len(nearMisses))]; p.enumLacks(w) {
-						return w
-					}
+				words := slices.DeleteFunc(slices.Clone(nearMisses), func(w string) bool { return !p.enumLacks(w) })
+				if len(words) == 0 {
+					return nearMisses[0] // listed, so Forms drops the form
 				}
+				return words[rng.IntN(len(words))]
 			}},
 		}
 	case KeyPattern:
@@ -278,6 +279,17 @@ func (p *Property) step() float64 {
 // enumLacks reports whether v is not one of the enum's values.
 func (p *Property) enumLacks(v any) bool {
 	return !slices.ContainsFunc(p.Enum, func(e any) bool { return equal(e, v) })
+}
+
+// enumMax is the largest number of a numeric enum.
+func (p *Property) enumMax() float64 {
+	m := math.Inf(-1)
+	for _, e := range p.Enum {
+		if n, ok := e.(float64); ok {
+			m = max(m, n)
+		}
+	}
+	return m
 }
 
 // capitalise upper-cases the first letter, or every letter when the first already is.

@@ -57,6 +57,11 @@ const (
 	FormatDate  = "date"
 )
 
+// MaxBound is the largest magnitude a "minimum" or "maximum" may have: below 2^53, so every
+// integer up to it is exact in a float64 (RFC 8259 §6 warns of numbers beyond) and the width
+// between two bounds fits an int.
+const MaxBound = 1e15
+
 // Keywords are the keywords an argument can fail, in the order Check reports them: the
 // constraints a violation's "constraint" may name.
 var Keywords = []string{KeyRequired, KeyAdditionalProperties, KeyType, KeyEnum, KeyMinimum, KeyMaximum, KeyMinLength, KeyMaxLength, KeyPattern, KeyFormat}
@@ -209,6 +214,8 @@ func parseProperty(path string, raw any) (*Property, []Problem) {
 				bad(k, "%s applies to an integer or a number only", k)
 			case !ok:
 				bad(k, "%s is a number (found %s)", k, text(v))
+			case math.Abs(n) > MaxBound:
+				bad(k, "%s is a number within ±%s, where every integer is exact and a draw between the bounds works (found %s)", k, num(MaxBound), num(n))
 			case k == KeyMinimum:
 				p.Minimum = &n
 			default:
