@@ -114,7 +114,8 @@ func checkViolations(name string, f katas.Fixture, dr drawn, payload map[string]
 		case field == "":
 			ps.say(RuleViolationsNoFalse, i18n.M("grader.violations.no_field", "Field", name, "Index", i, "Got", jsonText(e)))
 		case !isBroken:
-			ps.say(RuleViolationsNoFalse, i18n.M("grader.violations.false", "Field", name, "Index", i, "Arg", arg, "Sent", sentText(dr.args, arg)))
+			// arg is the learner's text: quoted and clipped, so no newline or flood of it reaches the report
+			ps.say(RuleViolationsNoFalse, i18n.M("grader.violations.false", "Field", name, "Index", i, "Arg", strconv.Quote(clipText(arg, 80)), "Sent", sentText(dr.args, arg)))
 		default:
 			if seen[arg]++; seen[arg] == 1 {
 				checkViolation(arg, obj, keywords, s, dr.args, ps)
