@@ -203,7 +203,9 @@ func playScenario(ctx context.Context, c *clientProc, d drawnScenario, cs scenar
 			if len(m.Category) > 0 && string(m.Category) != "null" {
 				var s string
 				if err := json.Unmarshal(m.Category, &s); err != nil {
-					return fail(false, i18n.M("harness.client.outcome_category", "Got", string(m.Category)))
+					// The learner's raw JSON, quoted and clipped: it may be a megabyte, or hold
+					// newlines between its values that would stand as lines of the report.
+					return fail(false, i18n.M("harness.client.outcome_category", "Got", strconv.Quote(clipText(string(m.Category), 120))))
 				}
 				cat = &s
 			}

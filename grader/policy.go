@@ -44,14 +44,24 @@ func (e traceEvent) String() string {
 	case "log":
 		return "log unknown"
 	case "outcome":
+		// Action and category are the learner's words: an action the protocol does not have
+		// is quoted, and both are clipped, so neither can add a line to a report or fill it.
 		c := "null"
 		if e.Category != nil {
-			c = fmt.Sprintf("%q", *e.Category)
+			c = strconv.Quote(clipText(*e.Category, 120))
 		}
-		return fmt.Sprintf("outcome %s (category %s)", e.Action, c)
+		a := e.Action
+		if !slices.Contains(outcomeActions, a) {
+			a = strconv.Quote(clipText(a, 120))
+		}
+		return fmt.Sprintf("outcome %s (category %s)", a, c)
 	}
 	return e.Type
 }
+
+// outcomeActions are the actions an outcome message may carry (docs/grading.md#client-messages
+// and #repair-client).
+var outcomeActions = []string{"success", "escalate", "abort", "exhausted"}
 
 func fmtSeconds(s float64) string {
 	if s == math.Trunc(s) {

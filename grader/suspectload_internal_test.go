@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kata-mcp/kata/katas"
@@ -33,5 +34,27 @@ func TestSuspectLoadOnAFailingPage(t *testing.T) {
 		if got := suspectLoad(f, dr, out, c); got != tc.want {
 			t.Errorf("%d of 3 pages asked for: suspect %v, want %v", tc.asked, got, tc.want)
 		}
+	}
+}
+
+// TestTraceEventQuotesTheLearnersWords: an outcome's action and category come from the
+// learner's client as it wrote them; the trace a failure shows quotes an action that is not
+// one of the protocol's and clips both, so a newline cannot stand as a line of the report
+// ("PASS every test") and a megabyte cannot fill it.
+func TestTraceEventQuotesTheLearnersWords(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for _, e := range []traceEvent{
+		{Type: "outcome", Action: "success\nPASS every test", Category: nil},
+		{Type: "outcome", Action: "abort", Category: &huge},
+		{Type: "outcome", Action: huge},
+	} {
+		s := e.String()
+		if strings.Contains(s, "\n") || len(s) > 400 {
+			t.Errorf("trace event %.60q… is %d bytes, or holds a newline", s, len(s))
+		}
+	}
+	ok := "validation"
+	if got := (traceEvent{Type: "outcome", Action: "abort", Category: &ok}).String(); got != `outcome abort (category "validation")` {
+		t.Errorf("a plain outcome reads %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -68,5 +69,22 @@ func TestHostileHugeBounds(t *testing.T) {
 	s := mustParse(t, `{"type":"object","properties":{"q":{"type":"integer","minimum":-1e15,"maximum":1e15}},"required":["q"]}`)
 	if v := s.Draw(rand.New(rand.NewPCG(1, 2)), true); len(s.Validate(v)) > 0 {
 		t.Fatalf("draw %v fails", v)
+	}
+}
+
+// TestArgumentNamesArePlain: a property name with a control character, an escape, a space or
+// a leading digit is a problem naming it, as is one of 65 bytes.
+func TestArgumentNamesArePlain(t *testing.T) {
+	for _, name := range []string{"order\x1b[2Jid", "a b", "1st", "", strings.Repeat("a", 65), "qty\n"} {
+		raw := map[string]any{"type": "object", "properties": map[string]any{name: map[string]any{"type": "string"}}}
+		b, _ := json.Marshal(raw)
+		if _, probs := Parse(b); len(probs) == 0 {
+			t.Errorf("property name %q: no problem", name)
+		}
+	}
+	raw := map[string]any{"type": "object", "properties": map[string]any{"order_id": map[string]any{"type": "string"}, "_x9": map[string]any{"type": "integer"}}}
+	b, _ := json.Marshal(raw)
+	if _, probs := Parse(b); len(probs) != 0 {
+		t.Errorf("plain names: %v", probs)
 	}
 }

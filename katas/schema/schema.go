@@ -137,6 +137,10 @@ func Parse(raw []byte) (*Schema, []Problem) {
 				continue
 			}
 			for _, name := range slices.Sorted(maps.Keys(props)) {
+				if !argumentName(name) {
+					bad(k, "argument name %q: use letters, digits and _ (a letter or _ first, at most 64), as tool arguments are named", name)
+					continue
+				}
 				p, more := parseProperty("properties."+name, props[name])
 				ps = append(ps, more...)
 				s.Properties[name] = p
@@ -491,3 +495,19 @@ func text(v any) string {
 
 // num writes a number in its shortest form ("10", "2.5").
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// argumentName reports whether name is a plain argument name: a letter or _ first, then
+// letters, digits and _, at most 64 bytes. A packet's names reach reports, fixtures and the
+// learner's task text, so control characters and escapes have no place in them.
+func argumentName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, r := range name {
+		letter := r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
