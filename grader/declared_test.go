@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/kata-mcp/kata/grader"
-	"github.com/kata-mcp/kata/katas"
-	"github.com/kata-mcp/kata/packets"
 )
 
 // TestDeclaredToolFeedback grades a tiny Python server of returns-mini (testdata/packets), a
@@ -21,14 +19,7 @@ func TestDeclaredToolFeedback(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	// The built-in packets first, for their shims (repair-kata, beside returns-mini, names them).
-	lib := katas.NewLibrary()
-	if err := lib.Add(packets.FS, "embedded"); err != nil {
-		t.Fatal(err)
-	}
-	if err := lib.AddDir(filepath.Join("testdata", "packets")); err != nil {
-		t.Fatal(err)
-	}
+	lib := repairLibrary(t) // the built-in packets (for their shims), then testdata/packets
 	p, ok := lib.Get("returns-mini")
 	if !ok {
 		t.Fatal("returns-mini did not load")

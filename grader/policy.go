@@ -61,7 +61,7 @@ func (e traceEvent) String() string {
 
 // outcomeActions are the actions an outcome message may carry (docs/grading.md#client-messages
 // and #repair-client).
-var outcomeActions = []string{"success", "escalate", "abort", "exhausted"}
+var outcomeActions = []string{ActionSuccess, ActionEscalate, ActionAbort, ActionExhausted}
 
 func fmtSeconds(s float64) string {
 	if s == math.Trunc(s) {
